@@ -1,0 +1,52 @@
+# One entry point for people and CI. `make run` and `make test` bootstrap .venv from
+# requirements.lock whenever it is missing or older than the lock.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+PORT ?= 8000
+
+.PHONY: run test test-fast lint format bench lock migrate demo clean
+
+$(STAMP): requirements.lock
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --require-hashes -r requirements.lock
+	@touch $(STAMP)
+
+venv: $(STAMP)
+
+## Run the console on embedded defaults: SQLite + filesystem broker + a real worker.
+run: $(STAMP)
+	$(PY) manage.py runstack --port $(PORT)
+
+## The one test command (README and .ci/run call it).
+test: $(STAMP)
+	$(PY) -m ruff check .
+	$(PY) -m ruff format --check .
+	$(PY) -m pytest $(PYTEST_ARGS)
+
+## Unit tests only (no browser, no stack smoke test).
+test-fast: $(STAMP)
+	$(PY) -m pytest -m "not e2e and not smoke" $(PYTEST_ARGS)
+
+lint: $(STAMP)
+	$(PY) -m ruff check .
+	$(PY) -m ruff format --check .
+
+format: $(STAMP)
+	$(PY) -m ruff check --fix .
+	$(PY) -m ruff format .
+
+## Benchmarks (not tests): print figures as ratios against an in-run baseline.
+bench: $(STAMP)
+	$(PY) tests/bench/ingest.py
+
+## Recompile the lock file from pyproject.toml (needs network access to PyPI).
+lock:
+	$(PYTHON) -m pip install -q uv
+	$(PYTHON) -m uv pip compile pyproject.toml --extra dev --python-version 3.11 \
+		--generate-hashes -o requirements.lock
+
+clean:
+	rm -rf $(VENV) var .pytest_cache

@@ -1,0 +1,12 @@
+"""API errors as {"detail": ...} JSON, with domain errors mapped to 409."""
+
+from rest_framework.response import Response
+from rest_framework.views import exception_handler as drf_exception_handler
+
+from console.errors import DomainError
+
+
+def exception_handler(exc, context):
+    if isinstance(exc, DomainError):
+        return Response({"detail": str(exc), "code": exc.code}, status=409)
+    return drf_exception_handler(exc, context)

@@ -1,0 +1,18 @@
+from django.apps import AppConfig
+from django.db.models.signals import post_migrate
+
+
+def _sync_roles(sender, **kwargs) -> None:
+    from console.roles import roles_sync
+
+    roles_sync()
+
+
+class ConsoleConfig(AppConfig):
+    name = "console"
+    verbose_name = "Console"
+
+    def ready(self) -> None:
+        # Groups follow the code after every migrate (and after test-database flushes).
+        # Run for every app's signal: it is idempotent and the app order must not matter.
+        post_migrate.connect(_sync_roles, dispatch_uid="console.sync_roles")

@@ -1,0 +1,23 @@
+"""Every task's queue and every periodic task, in one place.
+
+tests/unit/test_celery_routes.py fails when a task is registered without a route here,
+so a new task cannot silently land on a queue no worker consumes.
+"""
+
+from datetime import timedelta
+
+from kombu import Queue
+
+QUEUES = (Queue("default"), Queue("actions"))
+
+TASK_ROUTES = {
+    "incidents.tasks.webhook_receipt_replay": {"queue": "default"},
+    "incidents.tasks.webhook_receipts_prune": {"queue": "default"},
+}
+
+BEAT_SCHEDULE = {
+    "prune-webhook-receipts": {
+        "task": "incidents.tasks.webhook_receipts_prune",
+        "schedule": timedelta(hours=1),
+    },
+}

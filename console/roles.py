@@ -1,0 +1,93 @@
+"""Roles are Django groups; this module is the one place that says what each may do.
+
+Permissions are named by string ("app_label.codename") so this module imports no app
+(DESIGN.md §3). Each role includes the permissions of the roles before it.
+"""
+
+from dataclasses import dataclass
+
+VIEWER = "viewer"
+RESPONDER = "responder"
+COMMANDER = "commander"
+ADMIN = "admin"
+ROLE_ORDER = (VIEWER, RESPONDER, COMMANDER, ADMIN)
+
+
+@dataclass(frozen=True)
+class Role:
+    name: str
+    description: str
+    permissions: tuple[str, ...]
+
+
+_VIEW = (
+    "incidents.view_incident",
+    "incidents.view_alert",
+    "incidents.view_timelineevent",
+)
+_RESPOND = (
+    "incidents.acknowledge_incident",
+    "incidents.mitigate_incident",
+    "incidents.add_note",
+    "incidents.take_command",
+)
+_COMMAND = (
+    "incidents.resolve_incident",
+    "incidents.assign_commander",
+    "incidents.reopen_incident",
+    "incidents.view_webhookreceipt",
+    "incidents.replay_webhookreceipt",
+)
+_ADMIN = (
+    "incidents.change_incident",
+    "incidents.change_alert",
+    "incidents.change_webhookreceipt",
+    "authtoken.view_token",
+    "authtoken.add_token",
+)
+
+ROLES: dict[str, Role] = {
+    VIEWER: Role(VIEWER, "Reads incidents, alerts and timelines.", _VIEW),
+    RESPONDER: Role(
+        RESPONDER,
+        "Acknowledges and mitigates, writes notes, takes command of an unowned incident.",
+        _VIEW + _RESPOND,
+    ),
+    COMMANDER: Role(
+        COMMANDER,
+        "Assigns the commander, resolves and reopens; sees the webhook receipt log.",
+        _VIEW + _RESPOND + _COMMAND,
+    ),
+    ADMIN: Role(
+        ADMIN, "Everything, including the Django admin.", _VIEW + _RESPOND + _COMMAND + _ADMIN
+    ),
+}
+
+
+def roles_sync() -> None:
+    """Create the role groups and set their permissions to exactly what ROLES says."""
+    from django.contrib.auth.models import Group, Permission
+
+    wanted = {p for role in ROLES.values() for p in role.permissions}
+    by_name = {}
+    for perm in Permission.objects.select_related("content_type").filter(
+        codename__in={p.split(".", 1)[1] for p in wanted}
+    ):
+        by_name[f"{perm.content_type.app_label}.{perm.codename}"] = perm
+    for role in ROLES.values():
+        group, _ = Group.objects.get_or_create(name=role.name)
+        group.permissions.set([by_name[p] for p in role.permissions if p in by_name])
+
+
+def user_roles(user) -> list[str]:
+    """The role names a user holds, in ROLE_ORDER (superusers hold admin)."""
+    if not getattr(user, "is_authenticated", False):
+        return []
+    if user.is_superuser:
+        return [ADMIN]
+    names = {g.name for g in user.groups.all()}
+    return [r for r in ROLE_ORDER if r in names]
+
+
+def has_any_role(user) -> bool:
+    return bool(user_roles(user))

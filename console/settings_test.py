@@ -1,0 +1,40 @@
+"""Test override: PostgreSQL (the production engine) whenever it is reachable.
+
+DATABASE_URL wins when set. Otherwise the local PostgreSQL on 127.0.0.1:5432 is used;
+if it is down, tests fall back to SQLite and the PostgreSQL-only tests skip, unless
+REQUIRE_SERVICES=1 (CI), where a missing service fails the run.
+"""
+
+import os
+import socket
+
+_PG_DEFAULT = "postgres://postgres@127.0.0.1:5432/test"
+
+
+def _reachable(host: str, port: int) -> bool:
+    try:
+        with socket.create_connection((host, port), timeout=1):
+            return True
+    except OSError:
+        return False
+
+
+if "DATABASE_URL" not in os.environ:
+    if _reachable("127.0.0.1", 5432):
+        os.environ["DATABASE_URL"] = _PG_DEFAULT
+    elif os.environ.get("REQUIRE_SERVICES") == "1":
+        raise RuntimeError("REQUIRE_SERVICES=1 but PostgreSQL is not reachable on 127.0.0.1:5432")
+os.environ.setdefault("SECRET_KEY", "test-secret-key-not-for-production")
+os.environ.setdefault("ALERTMANAGER_TOKEN", "test-alertmanager-token")
+
+from console.settings import *  # noqa: E402,F403
+from console.settings import VAR_DIR  # noqa: E402
+
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]  # speed only
+CELERY_BROKER_URL = os.environ.get("TEST_CELERY_BROKER_URL", "memory://")
+CELERY_BROKER_TRANSPORT_OPTIONS = {}
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+}
+TEST_VAR_DIR = VAR_DIR / "test"

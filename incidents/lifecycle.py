@@ -1,0 +1,95 @@
+"""The incident state machine: the one place that decides which moves are allowed.
+
+Every status change, whether a person clicks or Alertmanager reports, goes through
+`apply_transition`, which sets the transition timestamps and builds the timeline event.
+Callers save both (one at a time from a button, in bulk from ingestion).
+"""
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from console.errors import DomainError
+from incidents.models import Incident, IncidentStatus, TimelineEvent, TimelineEventType
+
+S = IncidentStatus
+
+# (from, to) -> the verb shown on the timeline.
+ALLOWED: dict[tuple[str, str], str] = {
+    (S.TRIGGERED, S.ACKNOWLEDGED): "acknowledged",
+    (S.TRIGGERED, S.MITIGATED): "mitigated",
+    (S.ACKNOWLEDGED, S.MITIGATED): "mitigated",
+    (S.TRIGGERED, S.RESOLVED): "resolved",
+    (S.ACKNOWLEDGED, S.RESOLVED): "resolved",
+    (S.MITIGATED, S.RESOLVED): "resolved",
+    # Alerts firing again after mitigation put the incident back where it was.
+    (S.MITIGATED, S.TRIGGERED): "re-triggered",
+    (S.MITIGATED, S.ACKNOWLEDGED): "re-triggered",
+    # Reopen: a commander's decision, or the group firing again within the flap window.
+    (S.RESOLVED, S.TRIGGERED): "reopened",
+}
+
+
+@dataclass(frozen=True)
+class Transition:
+    from_status: str
+    to_status: str
+    verb: str
+
+
+class TransitionError(DomainError):
+    code = "invalid_transition"
+
+
+def apply_transition(
+    incident: Incident,
+    to_status: str,
+    *,
+    at: datetime,
+    actor=None,
+    source: str = "console",
+    reason: str = "",
+) -> tuple[Transition, TimelineEvent]:
+    """Move `incident` (in memory) to `to_status`; return the unsaved timeline event."""
+    from_status = incident.status
+    if from_status == to_status:
+        raise TransitionError(f"Incident #{incident.pk} is already {to_status}.")
+    verb = ALLOWED.get((from_status, to_status))
+    if verb is None:
+        raise TransitionError(
+            f"Incident #{incident.pk} is {from_status}; it cannot move to {to_status}."
+        )
+    incident.status = to_status
+    human = actor is not None
+    if to_status == S.ACKNOWLEDGED and incident.acknowledged_at is None:
+        incident.acknowledged_at = at
+    if to_status == S.MITIGATED:
+        incident.mitigated_at = at
+    if to_status in (S.MITIGATED, S.RESOLVED) and human and incident.acknowledged_at is None:
+        # A person acting on the incident has, in effect, acknowledged it (MTTA).
+        incident.acknowledged_at = at
+    if to_status == S.RESOLVED:
+        incident.resolved_at = at
+        if incident.mitigated_at is None:
+            incident.mitigated_at = at
+    if from_status == S.MITIGATED and to_status in (S.TRIGGERED, S.ACKNOWLEDGED):
+        incident.mitigated_at = None
+    if from_status == S.RESOLVED:
+        incident.resolved_at = None
+        incident.mitigated_at = None
+        incident.reopened_at = at
+        incident.reopen_count += 1
+    event = TimelineEvent(
+        incident=incident,
+        kind=TimelineEventType.STATUS_CHANGED,
+        occurred_at=at,
+        actor=actor,
+        source=source,
+        message=reason or f"Incident {verb}.",
+        payload={"from": from_status, "to": to_status, "verb": verb},
+    )
+    return Transition(from_status, to_status, verb), event
+
+
+def retrigger_status(incident: Incident) -> str:
+    """Where a mitigated incident goes when its alerts fire again."""
+    return S.ACKNOWLEDGED if incident.acknowledged_at else S.TRIGGERED

@@ -1,0 +1,215 @@
+"""Alerts, incidents, their append-only timeline, and the webhook receipt log."""
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+
+class Severity(models.TextChoices):
+    SEV1 = "SEV1", "SEV1 (critical)"
+    SEV2 = "SEV2", "SEV2 (major)"
+    SEV3 = "SEV3", "SEV3 (minor)"
+    SEV4 = "SEV4", "SEV4 (informational)"
+
+
+class IncidentStatus(models.TextChoices):
+    TRIGGERED = "triggered", "Triggered"
+    ACKNOWLEDGED = "acknowledged", "Acknowledged"
+    MITIGATED = "mitigated", "Mitigated"
+    RESOLVED = "resolved", "Resolved"
+
+
+OPEN_STATUSES = (
+    IncidentStatus.TRIGGERED,
+    IncidentStatus.ACKNOWLEDGED,
+    IncidentStatus.MITIGATED,
+)
+
+
+class Incident(models.Model):
+    title = models.CharField(max_length=300)
+    severity = models.CharField(max_length=4, choices=Severity.choices, db_index=True)
+    status = models.CharField(
+        max_length=16,
+        choices=IncidentStatus.choices,
+        default=IncidentStatus.TRIGGERED,
+        db_index=True,
+    )
+    grouping_key = models.CharField(max_length=1000)
+    runbook = models.SlugField(max_length=100, blank=True, db_index=True)
+    namespace = models.CharField(max_length=253, blank=True)
+    group_labels = models.JSONField(default=dict, blank=True)
+    commander = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="commanded_incidents",
+    )
+    # When the earliest alert of the group started (impact start), from Alertmanager.
+    started_at = models.DateTimeField(null=True, blank=True)
+    # One timestamp per transition, set when it happens, so MTTA/MTTR are SQL aggregates.
+    # triggered_at is when the console opened the incident (detection).
+    triggered_at = models.DateTimeField(db_index=True)
+    acknowledged_at = models.DateTimeField(null=True, blank=True)
+    mitigated_at = models.DateTimeField(null=True, blank=True)
+    resolved_at = models.DateTimeField(null=True, blank=True)
+    reopened_at = models.DateTimeField(null=True, blank=True)
+    reopen_count = models.PositiveIntegerField(default=0)
+    last_alert_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-triggered_at", "-id"]
+        constraints = [
+            # One open incident per group, enforced by the database (DESIGN.md §4.1).
+            models.UniqueConstraint(
+                fields=["grouping_key"],
+                condition=~Q(status="resolved"),
+                name="one_open_incident_per_grouping_key",
+            ),
+        ]
+        indexes = [models.Index(fields=["grouping_key", "-resolved_at"])]
+        permissions = [
+            ("acknowledge_incident", "Can acknowledge an incident"),
+            ("mitigate_incident", "Can mark an incident mitigated"),
+            ("resolve_incident", "Can resolve an incident"),
+            ("reopen_incident", "Can reopen a resolved incident"),
+            ("add_note", "Can add a note to an incident timeline"),
+            ("take_command", "Can take command of an incident nobody commands"),
+            ("assign_commander", "Can assign any user as incident commander"),
+        ]
+
+    def __str__(self) -> str:
+        return f"#{self.pk} {self.title}"
+
+    @property
+    def is_open(self) -> bool:
+        return self.status != IncidentStatus.RESOLVED
+
+
+class AlertStatus(models.TextChoices):
+    FIRING = "firing", "Firing"
+    RESOLVED = "resolved", "Resolved"
+
+
+class Alert(models.Model):
+    """One firing episode of one Alertmanager alert: unique by (fingerprint, starts_at)."""
+
+    fingerprint = models.CharField(max_length=64)
+    starts_at = models.DateTimeField()
+    alertname = models.CharField(max_length=200, db_index=True)
+    status = models.CharField(max_length=8, choices=AlertStatus.choices)
+    severity = models.CharField(max_length=32, blank=True)
+    labels = models.JSONField(default=dict)
+    annotations = models.JSONField(default=dict, blank=True)
+    ends_at = models.DateTimeField(null=True, blank=True)
+    generator_url = models.URLField(max_length=2000, blank=True)
+    grouping_key = models.CharField(max_length=1000)
+    incident = models.ForeignKey(
+        Incident, null=True, blank=True, on_delete=models.SET_NULL, related_name="alerts"
+    )
+    first_received_at = models.DateTimeField()
+    last_received_at = models.DateTimeField()
+    receive_count = models.PositiveIntegerField(default=1)
+
+    class Meta:
+        ordering = ["-starts_at", "id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["fingerprint", "starts_at"], name="alert_unique_fingerprint_starts_at"
+            )
+        ]
+        indexes = [
+            models.Index(fields=["incident", "status"]),
+            # Alerts that arrived already resolved wait here for their group's incident.
+            models.Index(
+                fields=["grouping_key", "last_received_at"],
+                condition=Q(incident__isnull=True),
+                name="alert_orphans_by_group",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.alertname} {self.fingerprint} ({self.status})"
+
+
+class TimelineEventType(models.TextChoices):
+    INCIDENT_OPENED = "incident_opened", "Incident opened"
+    ALERT_FIRED = "alert_fired", "Alert fired"
+    ALERT_RESOLVED = "alert_resolved", "Alert resolved"
+    STATUS_CHANGED = "status_changed", "Status changed"
+    SEVERITY_CHANGED = "severity_changed", "Severity changed"
+    COMMANDER_CHANGED = "commander_changed", "Commander changed"
+    NOTE = "note", "Note"
+    WEBHOOK_REPLAYED = "webhook_replayed", "Webhook replayed"
+
+
+class TimelineEvent(models.Model):
+    """Append-only: the application inserts rows and never updates or deletes them."""
+
+    incident = models.ForeignKey(Incident, on_delete=models.CASCADE, related_name="events")
+    kind = models.CharField(max_length=32, choices=TimelineEventType.choices, db_index=True)
+    occurred_at = models.DateTimeField(db_index=True)
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+    )
+    # "alertmanager" / "system" when there is no human actor.
+    source = models.CharField(max_length=32, default="system")
+    message = models.TextField(blank=True)
+    payload = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        ordering = ["occurred_at", "id"]
+        indexes = [models.Index(fields=["incident", "occurred_at", "id"])]
+
+    def __str__(self) -> str:
+        return f"{self.occurred_at:%Y-%m-%d %H:%M:%S} {self.kind}"
+
+    def save(self, *args, **kwargs):
+        if self.pk is not None and not kwargs.get("force_insert"):
+            raise RuntimeError("Timeline events are append-only.")
+        return super().save(*args, **kwargs)
+
+    def delete(self, *args, **kwargs):
+        raise RuntimeError("Timeline events are append-only.")
+
+
+class ReceiptOutcome(models.TextChoices):
+    ACCEPTED = "accepted", "Accepted"
+    REJECTED = "rejected", "Rejected (dead letter)"
+    FAILED = "failed", "Failed (server error, Alertmanager retries)"
+    REPLAYED = "replayed", "Replayed"
+
+
+class WebhookReceipt(models.Model):
+    """Every webhook body we were handed, with what became of it."""
+
+    received_at = models.DateTimeField(db_index=True)
+    source = models.CharField(max_length=100, blank=True)
+    remote_addr = models.GenericIPAddressField(null=True, blank=True)
+    user_agent = models.CharField(max_length=300, blank=True)
+    body = models.TextField(blank=True)
+    body_bytes = models.PositiveIntegerField(default=0)
+    outcome = models.CharField(max_length=16, choices=ReceiptOutcome.choices, db_index=True)
+    http_status = models.PositiveSmallIntegerField()
+    error = models.TextField(blank=True)
+    error_field = models.CharField(max_length=200, blank=True)
+    group_key = models.CharField(max_length=1000, blank=True)
+    alert_count = models.PositiveIntegerField(default=0)
+    incident_ids = models.JSONField(default=list, blank=True)
+    replay_of = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="replays"
+    )
+
+    class Meta:
+        ordering = ["-received_at", "-id"]
+        permissions = [("replay_webhookreceipt", "Can replay a dead-lettered webhook body")]
+
+    def __str__(self) -> str:
+        return f"receipt {self.pk} {self.outcome} {self.received_at:%Y-%m-%d %H:%M:%S}"

@@ -1,0 +1,110 @@
+"""Reads shared by the pages and the API, each a fixed number of queries."""
+
+from dataclasses import dataclass
+
+from django.db.models import Count, Q, QuerySet
+
+from incidents.models import (
+    Alert,
+    AlertStatus,
+    Incident,
+    IncidentStatus,
+    Severity,
+    TimelineEvent,
+    WebhookReceipt,
+)
+
+MAX_QUERY_CHARS = 200
+
+
+@dataclass(frozen=True)
+class IncidentFilters:
+    status: str = ""  # a status, "open" (anything not resolved) or "" for all
+    severity: str = ""
+    runbook: str = ""
+    q: str = ""
+
+    @classmethod
+    def from_params(cls, params) -> "IncidentFilters":
+        status = (params.get("status") or "").strip()
+        if status not in {*IncidentStatus.values, "open", ""}:
+            status = ""
+        severity = (params.get("severity") or "").strip().upper()
+        if severity not in Severity.values:
+            severity = ""
+        return cls(
+            status=status,
+            severity=severity,
+            runbook=(params.get("runbook") or "").strip()[:100],
+            q=(params.get("q") or "").strip()[:MAX_QUERY_CHARS],
+        )
+
+    def is_empty(self) -> bool:
+        return not (self.status or self.severity or self.runbook or self.q)
+
+
+def incident_list(*, filters: IncidentFilters) -> QuerySet[Incident]:
+    qs = Incident.objects.select_related("commander").annotate(
+        alert_count=Count("alerts", distinct=True),
+        firing_count=Count("alerts", filter=Q(alerts__status=AlertStatus.FIRING), distinct=True),
+    )
+    if filters.status == "open":
+        qs = qs.exclude(status=IncidentStatus.RESOLVED)
+    elif filters.status:
+        qs = qs.filter(status=filters.status)
+    if filters.severity:
+        qs = qs.filter(severity=filters.severity)
+    if filters.runbook:
+        qs = qs.filter(runbook=filters.runbook)
+    if filters.q:
+        text = filters.q
+        match = Q(title__icontains=text) | Q(namespace__icontains=text) | Q(runbook__icontains=text)
+        if text.lstrip("#").isdigit():
+            match |= Q(pk=int(text.lstrip("#")))
+        qs = qs.filter(match)
+    return qs.order_by("-triggered_at", "-id")
+
+
+def incident_runbooks() -> list[str]:
+    """Runbook slugs that appear on incidents, for the filter menu."""
+    return list(
+        Incident.objects.exclude(runbook="")
+        .order_by("runbook")
+        .values_list("runbook", flat=True)
+        .distinct()
+    )
+
+
+def incident_get(*, incident_id: int) -> Incident | None:
+    return (
+        Incident.objects.select_related("commander")
+        .annotate(
+            alert_count=Count("alerts", distinct=True),
+            firing_count=Count(
+                "alerts", filter=Q(alerts__status=AlertStatus.FIRING), distinct=True
+            ),
+        )
+        .filter(pk=incident_id)
+        .first()
+    )
+
+
+def incident_alerts(*, incident_id: int) -> QuerySet[Alert]:
+    # Firing first, then most recent.
+    return Alert.objects.filter(incident_id=incident_id).order_by("-status", "-starts_at", "id")
+
+
+def incident_timeline(*, incident_id: int, after_id: int | None = None) -> QuerySet[TimelineEvent]:
+    qs = TimelineEvent.objects.filter(incident_id=incident_id).select_related("actor")
+    if after_id:
+        qs = qs.filter(pk__gt=after_id)
+    return qs.order_by("occurred_at", "id")
+
+
+def webhook_receipt_list(*, outcome: str = "") -> QuerySet[WebhookReceipt]:
+    qs = WebhookReceipt.objects.defer("body").order_by("-received_at", "-id")
+    if outcome == "dead":
+        qs = qs.filter(outcome__in=("rejected", "failed"))
+    elif outcome:
+        qs = qs.filter(outcome=outcome)
+    return qs

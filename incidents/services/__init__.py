@@ -1,0 +1,32 @@
+"""Every write to incidents, alerts, the timeline and the receipt log goes through here."""
+
+from incidents.services.ingestion import IngestResult, alerts_ingest
+from incidents.services.lifecycle import (
+    incident_acknowledge,
+    incident_commander_set,
+    incident_mitigate,
+    incident_note_add,
+    incident_reopen,
+    incident_resolve,
+)
+from incidents.services.receipts import (
+    webhook_receipt_record,
+    webhook_receipt_replay,
+    webhook_receipt_replay_request,
+    webhook_receipts_prune,
+)
+
+__all__ = [
+    "IngestResult",
+    "alerts_ingest",
+    "incident_acknowledge",
+    "incident_commander_set",
+    "incident_mitigate",
+    "incident_note_add",
+    "incident_reopen",
+    "incident_resolve",
+    "webhook_receipt_record",
+    "webhook_receipt_replay",
+    "webhook_receipt_replay_request",
+    "webhook_receipts_prune",
+]

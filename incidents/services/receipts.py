@@ -1,0 +1,112 @@
+"""The webhook receipt log: dead letters, replays after a fix, and retention."""
+
+import logging
+from datetime import timedelta
+
+from django.conf import settings
+from django.core.exceptions import PermissionDenied
+from django.db import transaction
+from django.utils import timezone
+
+from console.errors import DomainError
+from incidents.alertmanager import PayloadError, parse_body
+from incidents.models import ReceiptOutcome, TimelineEvent, TimelineEventType, WebhookReceipt
+from incidents.services.ingestion import IngestResult, ReceiptMeta, alerts_ingest
+
+log = logging.getLogger(__name__)
+
+
+def webhook_receipt_record(
+    *,
+    meta: ReceiptMeta,
+    outcome: str,
+    http_status: int,
+    error: str = "",
+    error_field: str = "",
+) -> WebhookReceipt:
+    """Keep a body we could not apply, so nothing is lost and it can be replayed."""
+    return WebhookReceipt.objects.create(
+        received_at=timezone.now(),
+        source=meta.source,
+        remote_addr=meta.remote_addr,
+        user_agent=meta.user_agent[:300],
+        body=meta.body,
+        body_bytes=meta.body_bytes,
+        outcome=outcome,
+        http_status=http_status,
+        error=error[:5000],
+        error_field=error_field[:200],
+        replay_of_id=meta.replay_of_id,
+    )
+
+
+def webhook_receipt_replay_request(*, receipt_id: int, actor) -> WebhookReceipt:
+    """Queue a dead-lettered body for another try (after fixing the cause)."""
+    if actor is None or not actor.has_perm("incidents.replay_webhookreceipt"):
+        raise PermissionDenied("Your role does not allow you to replay webhook bodies.")
+    receipt = WebhookReceipt.objects.filter(pk=receipt_id).first()
+    if receipt is None:
+        raise DomainError(f"Webhook receipt #{receipt_id} does not exist.", code="not_found")
+    if receipt.outcome not in (ReceiptOutcome.REJECTED, ReceiptOutcome.FAILED):
+        raise DomainError(
+            f"Receipt #{receipt_id} was {receipt.get_outcome_display().lower()}; "
+            "only rejected or failed bodies can be replayed."
+        )
+    from incidents.tasks import webhook_receipt_replay as task
+
+    transaction.on_commit(lambda: task.delay(receipt_id, actor.pk))
+    return receipt
+
+
+def webhook_receipt_replay(*, receipt_id: int, actor_id: int | None = None) -> WebhookReceipt:
+    """Run a stored body through ingestion again; the outcome is a new receipt row."""
+    original = WebhookReceipt.objects.get(pk=receipt_id)
+    meta = ReceiptMeta(
+        body=original.body,
+        body_bytes=original.body_bytes,
+        source="replay",
+        replay_of_id=original.pk,
+    )
+    try:
+        payload = parse_body(original.body.encode("utf-8"))
+    except PayloadError as exc:
+        return webhook_receipt_record(
+            meta=meta,
+            outcome=ReceiptOutcome.REJECTED,
+            http_status=400,
+            error=str(exc),
+            error_field=exc.field,
+        )
+    result: IngestResult = alerts_ingest(payload=payload, meta=meta)
+    replayed = WebhookReceipt.objects.get(pk=result.receipt_id)
+    with transaction.atomic():
+        TimelineEvent.objects.bulk_create(
+            TimelineEvent(
+                incident_id=incident_id,
+                kind=TimelineEventType.WEBHOOK_REPLAYED,
+                occurred_at=timezone.now(),
+                actor_id=actor_id,
+                source="console",
+                message=f"Webhook body #{original.pk} replayed (receipt #{replayed.pk}).",
+                payload={"receipt": original.pk, "replay": replayed.pk},
+            )
+            for incident_id in result.incidents
+        )
+    return replayed
+
+
+def webhook_receipts_prune(*, now=None) -> int:
+    """Delete accepted bodies past retention; dead letters are kept four times longer."""
+    now = now or timezone.now()
+    days = settings.WEBHOOK_RECEIPT_RETENTION_DAYS
+    ok = WebhookReceipt.objects.filter(
+        outcome__in=(ReceiptOutcome.ACCEPTED, ReceiptOutcome.REPLAYED),
+        received_at__lt=now - timedelta(days=days),
+    ).delete()[0]
+    dead = WebhookReceipt.objects.filter(
+        outcome__in=(ReceiptOutcome.REJECTED, ReceiptOutcome.FAILED),
+        received_at__lt=now - timedelta(days=4 * days),
+    ).delete()[0]
+    if ok or dead:
+        log.info("pruned %s accepted and %s dead-letter webhook receipts", ok, dead)
+    return ok + dead

@@ -1,0 +1,45 @@
+import json
+import os
+
+import pytest
+from django.contrib.auth.models import Group
+
+from console import roles
+
+REQUIRE_SERVICES = os.environ.get("REQUIRE_SERVICES") == "1"
+TOKEN = "test-alertmanager-token"
+
+
+def need_service(name: str, available: bool, why: str = "") -> None:
+    """Skip when a real service is missing, or fail under REQUIRE_SERVICES=1 (CI)."""
+    if available:
+        return
+    message = f"{name} is not available{': ' + why if why else ''}"
+    if REQUIRE_SERVICES:
+        pytest.fail(f"REQUIRE_SERVICES=1 and {message}")
+    pytest.skip(message)
+
+
+@pytest.fixture
+def make_user(django_user_model):
+    def _make(username: str = "alice", role: str | None = roles.RESPONDER, **kw):
+        user = django_user_model.objects.create_user(
+            username=username, password="pw-" + username, **kw
+        )
+        if role:
+            user.groups.add(Group.objects.get(name=role))
+        return user
+
+    return _make
+
+
+@pytest.fixture
+def post_webhook(client):
+    def _post(body, *, token: str = TOKEN, raw: bytes | None = None):
+        data = raw if raw is not None else json.dumps(body)
+        headers = {"HTTP_AUTHORIZATION": f"Bearer {token}"} if token is not None else {}
+        return client.post(
+            "/api/v1/alerts/alertmanager", data=data, content_type="application/json", **headers
+        )
+
+    return _post
