@@ -217,7 +217,7 @@ INCIDENT_SEVERITY_MAP = env.dict(
     default={"critical": "SEV1", "error": "SEV2", "warning": "SEV3", "info": "SEV4"},
 )
 INCIDENT_DEFAULT_SEVERITY = env.str("INCIDENT_DEFAULT_SEVERITY", default="SEV3")
-# How long successfully processed webhook bodies are kept; dead letters are kept 4× longer.
+# How long successfully processed webhook bodies are kept; dead letters are kept four times longer.
 WEBHOOK_RECEIPT_RETENTION_DAYS = env.int("WEBHOOK_RECEIPT_RETENTION_DAYS", default=14)
 # How often list and timeline partials poll for changes, in seconds.
 LIVE_REFRESH_SECONDS = env.int("LIVE_REFRESH_SECONDS", default=10)

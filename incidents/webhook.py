@@ -106,6 +106,3 @@ def _record_failure(meta: ReceiptMeta, message: str) -> None:
         )
     except DatabaseError:
         log.exception("could not record the failed webhook body")
-
-
-

@@ -6,7 +6,6 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
@@ -15,118 +14,265 @@ class Migration(migrations.Migration):
 
     operations = [
         migrations.CreateModel(
-            name='Incident',
+            name="Incident",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('title', models.CharField(max_length=300)),
-                ('severity', models.CharField(choices=[('SEV1', 'SEV1 (critical)'), ('SEV2', 'SEV2 (major)'), ('SEV3', 'SEV3 (minor)'), ('SEV4', 'SEV4 (informational)')], db_index=True, max_length=4)),
-                ('status', models.CharField(choices=[('triggered', 'Triggered'), ('acknowledged', 'Acknowledged'), ('mitigated', 'Mitigated'), ('resolved', 'Resolved')], db_index=True, default='triggered', max_length=16)),
-                ('grouping_key', models.CharField(max_length=1000)),
-                ('runbook', models.SlugField(blank=True, max_length=100)),
-                ('namespace', models.CharField(blank=True, max_length=253)),
-                ('group_labels', models.JSONField(blank=True, default=dict)),
-                ('started_at', models.DateTimeField(blank=True, null=True)),
-                ('triggered_at', models.DateTimeField(db_index=True)),
-                ('acknowledged_at', models.DateTimeField(blank=True, null=True)),
-                ('mitigated_at', models.DateTimeField(blank=True, null=True)),
-                ('resolved_at', models.DateTimeField(blank=True, null=True)),
-                ('reopened_at', models.DateTimeField(blank=True, null=True)),
-                ('reopen_count', models.PositiveIntegerField(default=0)),
-                ('last_alert_at', models.DateTimeField(blank=True, null=True)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('commander', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='commanded_incidents', to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("title", models.CharField(max_length=300)),
+                (
+                    "severity",
+                    models.CharField(
+                        choices=[
+                            ("SEV1", "SEV1 (critical)"),
+                            ("SEV2", "SEV2 (major)"),
+                            ("SEV3", "SEV3 (minor)"),
+                            ("SEV4", "SEV4 (informational)"),
+                        ],
+                        db_index=True,
+                        max_length=4,
+                    ),
+                ),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("triggered", "Triggered"),
+                            ("acknowledged", "Acknowledged"),
+                            ("mitigated", "Mitigated"),
+                            ("resolved", "Resolved"),
+                        ],
+                        db_index=True,
+                        default="triggered",
+                        max_length=16,
+                    ),
+                ),
+                ("grouping_key", models.CharField(max_length=1000)),
+                ("runbook", models.SlugField(blank=True, max_length=100)),
+                ("namespace", models.CharField(blank=True, max_length=253)),
+                ("group_labels", models.JSONField(blank=True, default=dict)),
+                ("started_at", models.DateTimeField(blank=True, null=True)),
+                ("triggered_at", models.DateTimeField(db_index=True)),
+                ("acknowledged_at", models.DateTimeField(blank=True, null=True)),
+                ("mitigated_at", models.DateTimeField(blank=True, null=True)),
+                ("resolved_at", models.DateTimeField(blank=True, null=True)),
+                ("reopened_at", models.DateTimeField(blank=True, null=True)),
+                ("reopen_count", models.PositiveIntegerField(default=0)),
+                ("last_alert_at", models.DateTimeField(blank=True, null=True)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                (
+                    "commander",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="commanded_incidents",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-triggered_at', '-id'],
-                'permissions': [('acknowledge_incident', 'Can acknowledge an incident'), ('mitigate_incident', 'Can mark an incident mitigated'), ('resolve_incident', 'Can resolve an incident'), ('reopen_incident', 'Can reopen a resolved incident'), ('add_note', 'Can add a note to an incident timeline'), ('take_command', 'Can take command of an incident nobody commands'), ('assign_commander', 'Can assign any user as incident commander')],
+                "ordering": ["-triggered_at", "-id"],
+                "permissions": [
+                    ("acknowledge_incident", "Can acknowledge an incident"),
+                    ("mitigate_incident", "Can mark an incident mitigated"),
+                    ("resolve_incident", "Can resolve an incident"),
+                    ("reopen_incident", "Can reopen a resolved incident"),
+                    ("add_note", "Can add a note to an incident timeline"),
+                    ("take_command", "Can take command of an incident nobody commands"),
+                    ("assign_commander", "Can assign any user as incident commander"),
+                ],
             },
         ),
         migrations.CreateModel(
-            name='Alert',
+            name="Alert",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('fingerprint', models.CharField(max_length=64)),
-                ('starts_at', models.DateTimeField()),
-                ('alertname', models.CharField(db_index=True, max_length=200)),
-                ('status', models.CharField(choices=[('firing', 'Firing'), ('resolved', 'Resolved')], max_length=8)),
-                ('severity', models.CharField(blank=True, max_length=32)),
-                ('labels', models.JSONField(default=dict)),
-                ('annotations', models.JSONField(blank=True, default=dict)),
-                ('ends_at', models.DateTimeField(blank=True, null=True)),
-                ('generator_url', models.URLField(blank=True, max_length=2000)),
-                ('grouping_key', models.CharField(max_length=1000)),
-                ('first_received_at', models.DateTimeField()),
-                ('last_received_at', models.DateTimeField()),
-                ('receive_count', models.PositiveIntegerField(default=1)),
-                ('incident', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='alerts', to='incidents.incident')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("fingerprint", models.CharField(max_length=64)),
+                ("starts_at", models.DateTimeField()),
+                ("alertname", models.CharField(db_index=True, max_length=200)),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[("firing", "Firing"), ("resolved", "Resolved")], max_length=8
+                    ),
+                ),
+                ("severity", models.CharField(blank=True, max_length=32)),
+                ("labels", models.JSONField(default=dict)),
+                ("annotations", models.JSONField(blank=True, default=dict)),
+                ("ends_at", models.DateTimeField(blank=True, null=True)),
+                ("generator_url", models.URLField(blank=True, max_length=2000)),
+                ("grouping_key", models.CharField(max_length=1000)),
+                ("first_received_at", models.DateTimeField()),
+                ("last_received_at", models.DateTimeField()),
+                ("receive_count", models.PositiveIntegerField(default=1)),
+                (
+                    "incident",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="alerts",
+                        to="incidents.incident",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-starts_at', 'id'],
+                "ordering": ["-starts_at", "id"],
             },
         ),
         migrations.CreateModel(
-            name='TimelineEvent',
+            name="TimelineEvent",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('kind', models.CharField(choices=[('incident_opened', 'Incident opened'), ('alert_fired', 'Alert fired'), ('alert_resolved', 'Alert resolved'), ('status_changed', 'Status changed'), ('severity_changed', 'Severity changed'), ('commander_changed', 'Commander changed'), ('note', 'Note'), ('webhook_replayed', 'Webhook replayed')], db_index=True, max_length=32)),
-                ('occurred_at', models.DateTimeField(db_index=True)),
-                ('source', models.CharField(default='system', max_length=32)),
-                ('message', models.TextField(blank=True)),
-                ('payload', models.JSONField(blank=True, default=dict)),
-                ('actor', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('incident', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='events', to='incidents.incident')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "kind",
+                    models.CharField(
+                        choices=[
+                            ("incident_opened", "Incident opened"),
+                            ("alert_fired", "Alert fired"),
+                            ("alert_resolved", "Alert resolved"),
+                            ("status_changed", "Status changed"),
+                            ("severity_changed", "Severity changed"),
+                            ("commander_changed", "Commander changed"),
+                            ("note", "Note"),
+                            ("webhook_replayed", "Webhook replayed"),
+                        ],
+                        db_index=True,
+                        max_length=32,
+                    ),
+                ),
+                ("occurred_at", models.DateTimeField(db_index=True)),
+                ("source", models.CharField(default="system", max_length=32)),
+                ("message", models.TextField(blank=True)),
+                ("payload", models.JSONField(blank=True, default=dict)),
+                (
+                    "actor",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "incident",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="events",
+                        to="incidents.incident",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['occurred_at', 'id'],
+                "ordering": ["occurred_at", "id"],
             },
         ),
         migrations.CreateModel(
-            name='WebhookReceipt',
+            name="WebhookReceipt",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('received_at', models.DateTimeField(db_index=True)),
-                ('source', models.CharField(blank=True, max_length=100)),
-                ('remote_addr', models.GenericIPAddressField(blank=True, null=True)),
-                ('user_agent', models.CharField(blank=True, max_length=300)),
-                ('body', models.TextField(blank=True)),
-                ('body_bytes', models.PositiveIntegerField(default=0)),
-                ('outcome', models.CharField(choices=[('accepted', 'Accepted'), ('rejected', 'Rejected (dead letter)'), ('failed', 'Failed (server error, Alertmanager retries)'), ('replayed', 'Replayed')], db_index=True, max_length=16)),
-                ('http_status', models.PositiveSmallIntegerField()),
-                ('error', models.TextField(blank=True)),
-                ('error_field', models.CharField(blank=True, max_length=200)),
-                ('group_key', models.CharField(blank=True, max_length=1000)),
-                ('alert_count', models.PositiveIntegerField(default=0)),
-                ('incident_ids', models.JSONField(blank=True, default=list)),
-                ('replay_of', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='replays', to='incidents.webhookreceipt')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("received_at", models.DateTimeField(db_index=True)),
+                ("source", models.CharField(blank=True, max_length=100)),
+                ("remote_addr", models.GenericIPAddressField(blank=True, null=True)),
+                ("user_agent", models.CharField(blank=True, max_length=300)),
+                ("body", models.TextField(blank=True)),
+                ("body_bytes", models.PositiveIntegerField(default=0)),
+                (
+                    "outcome",
+                    models.CharField(
+                        choices=[
+                            ("accepted", "Accepted"),
+                            ("rejected", "Rejected (dead letter)"),
+                            ("failed", "Failed (server error, Alertmanager retries)"),
+                            ("replayed", "Replayed"),
+                        ],
+                        db_index=True,
+                        max_length=16,
+                    ),
+                ),
+                ("http_status", models.PositiveSmallIntegerField()),
+                ("error", models.TextField(blank=True)),
+                ("error_field", models.CharField(blank=True, max_length=200)),
+                ("group_key", models.CharField(blank=True, max_length=1000)),
+                ("alert_count", models.PositiveIntegerField(default=0)),
+                ("incident_ids", models.JSONField(blank=True, default=list)),
+                (
+                    "replay_of",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="replays",
+                        to="incidents.webhookreceipt",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-received_at', '-id'],
-                'permissions': [('replay_webhookreceipt', 'Can replay a dead-lettered webhook body')],
+                "ordering": ["-received_at", "-id"],
+                "permissions": [
+                    ("replay_webhookreceipt", "Can replay a dead-lettered webhook body")
+                ],
             },
         ),
         migrations.AddIndex(
-            model_name='incident',
-            index=models.Index(fields=['grouping_key', '-resolved_at'], name='incidents_i_groupin_ac7463_idx'),
+            model_name="incident",
+            index=models.Index(
+                fields=["grouping_key", "-resolved_at"], name="incidents_i_groupin_ac7463_idx"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='incident',
-            constraint=models.UniqueConstraint(condition=models.Q(('status', 'resolved'), _negated=True), fields=('grouping_key',), name='one_open_incident_per_grouping_key'),
+            model_name="incident",
+            constraint=models.UniqueConstraint(
+                condition=models.Q(("status", "resolved"), _negated=True),
+                fields=("grouping_key",),
+                name="one_open_incident_per_grouping_key",
+            ),
         ),
         migrations.AddIndex(
-            model_name='alert',
-            index=models.Index(fields=['incident', 'status'], name='incidents_a_inciden_a38ac4_idx'),
+            model_name="alert",
+            index=models.Index(
+                fields=["incident", "status"], name="incidents_a_inciden_a38ac4_idx"
+            ),
         ),
         migrations.AddIndex(
-            model_name='alert',
-            index=models.Index(condition=models.Q(('incident__isnull', True)), fields=['grouping_key', 'last_received_at'], name='alert_orphans_by_group'),
+            model_name="alert",
+            index=models.Index(
+                condition=models.Q(("incident__isnull", True)),
+                fields=["grouping_key", "last_received_at"],
+                name="alert_orphans_by_group",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='alert',
-            constraint=models.UniqueConstraint(fields=('fingerprint', 'starts_at'), name='alert_unique_fingerprint_starts_at'),
+            model_name="alert",
+            constraint=models.UniqueConstraint(
+                fields=("fingerprint", "starts_at"), name="alert_unique_fingerprint_starts_at"
+            ),
         ),
         migrations.AddIndex(
-            model_name='timelineevent',
-            index=models.Index(fields=['incident', 'occurred_at', 'id'], name='incidents_t_inciden_e6c116_idx'),
+            model_name="timelineevent",
+            index=models.Index(
+                fields=["incident", "occurred_at", "id"], name="incidents_t_inciden_e6c116_idx"
+            ),
         ),
     ]

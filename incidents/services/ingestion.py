@@ -1,19 +1,20 @@
 """Alertmanager notifications -> alerts -> incidents, in one transaction per request.
 
 The query count is constant whatever the number of alerts: one locking read of the
-alerts concerned, one of the incidents concerned, then bulk writes.
+alerts concerned, one of the incidents concerned, then bulk writes (see
+tests/unit/test_ingest_queries.py).
 
 Order independence (tests/unit/test_ingest_properties.py): an alert episode is keyed by
 (fingerprint, startsAt) and "resolved" always wins over "firing" for the same key, so
 duplicated or reordered deliveries converge. An alert that arrives already resolved
-never opens an incident; it waits, unattached ("orphan"), and joins its group's
-incident if one is open or opens within the reopen window.
+never opens an incident; it waits unattached ("orphan") and joins its group's incident
+if one is open, or opens later within the reopen window.
 """
 
 import logging
 from collections import defaultdict
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import timedelta
 
 from django.conf import settings
 from django.db import IntegrityError, OperationalError, transaction
@@ -21,7 +22,14 @@ from django.db.models import Count, Q
 from django.utils import timezone
 
 from incidents.alertmanager import ParsedAlert, ParsedPayload
-from incidents.lifecycle import apply_transition, retrigger_status
+from incidents.grouping import (
+    group_labels_for,
+    grouping_key_for,
+    merge_duplicates,
+    runbook_slug,
+    severity_for,
+    title_for,
+)
 from incidents.models import (
     OPEN_STATUSES,
     Alert,
@@ -29,19 +37,18 @@ from incidents.models import (
     Incident,
     IncidentStatus,
     ReceiptOutcome,
-    Severity,
     TimelineEvent,
     TimelineEventType,
     WebhookReceipt,
 )
+from incidents.services.ingest_batch import Batch
 
 log = logging.getLogger(__name__)
 
 MAX_ATTEMPTS = 3
 # PostgreSQL deadlock and serialization failures: safe to retry the whole transaction.
 _RETRYABLE_SQLSTATES = {"40P01", "40001"}
-_SEVERITY_RANK = {s: i for i, s in enumerate(Severity.values)}  # SEV1 = 0 = worst
-_ALERT_UPDATE_FIELDS = [
+_ALERT_FIELDS = [
     "status",
     "ends_at",
     "labels",
@@ -52,10 +59,9 @@ _ALERT_UPDATE_FIELDS = [
     "last_received_at",
     "receive_count",
 ]
-_INCIDENT_UPDATE_FIELDS = [
+_INCIDENT_FIELDS = [
     "status",
     "severity",
-    "started_at",
     "acknowledged_at",
     "mitigated_at",
     "resolved_at",
@@ -96,41 +102,6 @@ class IngestResult:
         }
 
 
-def grouping_key_for(alert: ParsedAlert, payload: ParsedPayload) -> str:
-    """Alertmanager's groupKey, or the configured label set (INCIDENT_GROUP_BY)."""
-    group_by = settings.INCIDENT_GROUP_BY
-    if not group_by:
-        return payload.group_key
-    return "labels:" + ",".join(f"{k}={alert.labels.get(k, '')}" for k in group_by)
-
-
-def severity_for(alert_severity: str) -> str:
-    mapping = {k.lower(): v for k, v in settings.INCIDENT_SEVERITY_MAP.items()}
-    return mapping.get((alert_severity or "").lower(), settings.INCIDENT_DEFAULT_SEVERITY)
-
-
-def _worse(a: str, b: str) -> str:
-    return a if _SEVERITY_RANK.get(a, 99) <= _SEVERITY_RANK.get(b, 99) else b
-
-
-def _merge_duplicates(alerts: list[ParsedAlert]) -> dict[tuple, ParsedAlert]:
-    """One entry per (fingerprint, startsAt); resolved wins over firing."""
-    merged: dict[tuple, ParsedAlert] = {}
-    for alert in alerts:
-        prev = merged.get(alert.key)
-        if prev is None or (prev.status == "firing" and alert.status == "resolved"):
-            merged[alert.key] = alert
-    return merged
-
-
-def _title(alert: ParsedAlert, payload: ParsedPayload) -> str:
-    summary = alert.annotations.get("summary") or payload.common_annotations.get("summary")
-    name = alert.alertname or "Alert"
-    where = "/".join(v for v in (alert.labels.get("namespace"), alert.labels.get("lws")) if v)
-    title = f"{name}: {summary}" if summary else (f"{name} on {where}" if where else name)
-    return title[:300]
-
-
 def alerts_ingest(*, payload: ParsedPayload, meta: ReceiptMeta) -> IngestResult:
     """Apply one webhook notification. Retries the whole transaction when a concurrent
     delivery won a unique constraint or the database broke a deadlock."""
@@ -147,179 +118,139 @@ def alerts_ingest(*, payload: ParsedPayload, meta: ReceiptMeta) -> IngestResult:
     raise AssertionError("unreachable")
 
 
-class _Batch:
-    """The rows one delivery reads and writes, and the timeline it produces."""
-
-    def __init__(self, now: datetime) -> None:
-        self.now = now
-        self.events: list[TimelineEvent] = []
-        self.dirty_incidents: dict[int, Incident] = {}
-        self.result_opened: list[int] = []
-        self.result_reopened: list[int] = []
-        self.result_mitigated: list[int] = []
-        self.fired: dict[int, list[dict]] = defaultdict(list)
-        self.resolved: dict[int, list[dict]] = defaultdict(list)
-
-    def touch(self, incident: Incident) -> None:
-        incident.updated_at = self.now
-        self.dirty_incidents[incident.pk] = incident
+@dataclass
+class _Loaded:
+    existing: dict[tuple, Alert]
+    orphans: dict[str, list[Alert]]
+    incidents: dict[int, Incident]
+    open_by_group: dict[str, Incident]
+    reopenable: dict[str, Incident]
 
 
-def _ingest_once(payload: ParsedPayload, meta: ReceiptMeta) -> IngestResult:
-    now = timezone.now()
-    batch = _Batch(now)
-    window = timedelta(seconds=settings.INCIDENT_REOPEN_WINDOW_SECONDS)
-    incoming = _merge_duplicates(payload.alerts)
-    keys_of = {k: grouping_key_for(a, payload) for k, a in incoming.items()}
-    group_keys = set(keys_of.values())
+def _load(incoming: dict[tuple, ParsedAlert], group_keys: set[str], now) -> _Loaded:
+    """Two locking reads: the alerts concerned (plus recent orphans of these groups),
+    then the incidents concerned. Rows are locked in primary-key order."""
+    cutoff = now - timedelta(seconds=settings.INCIDENT_REOPEN_WINDOW_SECONDS)
+    known = Q(fingerprint__in={fp for fp, _ in incoming}, starts_at__in={s for _, s in incoming})
+    orphan = Q(incident__isnull=True, grouping_key__in=group_keys, last_received_at__gte=cutoff)
+    rows = Alert.objects.select_for_update().filter(known | orphan).order_by("pk")
+    existing: dict[tuple, Alert] = {}
+    orphans: dict[str, list[Alert]] = defaultdict(list)
+    for row in rows:
+        key = (row.fingerprint, row.starts_at)
+        if key in incoming:
+            existing[key] = row
+        elif row.incident_id is None:
+            orphans[row.grouping_key].append(row)
 
-    # 1. The alerts we already know, plus recent orphans of these groups, locked.
-    fps = {fp for fp, _ in incoming}
-    starts = {s for _, s in incoming}
-    known_q = Q(fingerprint__in=fps, starts_at__in=starts)
-    orphan_q = Q(
-        incident__isnull=True, grouping_key__in=group_keys, last_received_at__gte=now - window
-    )
-    rows = (
-        list(Alert.objects.select_for_update().filter(known_q | orphan_q).order_by("pk"))
-        if incoming
-        else []
-    )
-    existing = {
-        (a.fingerprint, a.starts_at): a for a in rows if (a.fingerprint, a.starts_at) in incoming
-    }
-    orphans_by_group: dict[str, list[Alert]] = defaultdict(list)
-    for a in rows:
-        if a.incident_id is None and (a.fingerprint, a.starts_at) not in incoming:
-            orphans_by_group[a.grouping_key].append(a)
-
-    # 2. The incidents concerned: those of known alerts, the open one per group, and
-    #    recently resolved ones that a new firing may reopen. Locked.
-    incident_ids = {a.incident_id for a in existing.values() if a.incident_id}
-    inc_q = Q(pk__in=incident_ids) | Q(grouping_key__in=group_keys, status__in=OPEN_STATUSES)
-    inc_q |= Q(
-        grouping_key__in=group_keys, status=IncidentStatus.RESOLVED, resolved_at__gte=now - window
-    )
-    incidents = (
-        {i.pk: i for i in Incident.objects.select_for_update().filter(inc_q).order_by("pk")}
-        if incoming
-        else {}
-    )
+    held = {a.incident_id for a in existing.values() if a.incident_id}
+    inc_q = Q(pk__in=held) | Q(grouping_key__in=group_keys, status__in=OPEN_STATUSES)
+    inc_q |= Q(grouping_key__in=group_keys, status=IncidentStatus.RESOLVED, resolved_at__gte=cutoff)
+    incidents = {i.pk: i for i in Incident.objects.select_for_update().filter(inc_q).order_by("pk")}
     open_by_group: dict[str, Incident] = {}
     reopenable: dict[str, Incident] = {}
     for inc in incidents.values():
         if inc.status != IncidentStatus.RESOLVED:
             open_by_group[inc.grouping_key] = inc
-        elif inc.grouping_key in group_keys:
+        elif inc.grouping_key in group_keys and inc.resolved_at >= cutoff:
             best = reopenable.get(inc.grouping_key)
             if best is None or inc.resolved_at > best.resolved_at:
                 reopenable[inc.grouping_key] = inc
+    return _Loaded(existing, orphans, incidents, open_by_group, reopenable)
 
-    # 3. Decide which groups need an incident: a firing delivery of an alert we do not
-    #    already hold in a live incident. Reopen within the window, else open a new one.
-    firing_groups: dict[str, ParsedAlert] = {}
+
+def _groups_needing_incident(
+    incoming, fired: set[tuple], keys_of, loaded: _Loaded
+) -> dict[str, ParsedAlert]:
+    """Groups with a firing alert that no live incident holds yet, and the first such
+    alert (it names the new incident). A re-sent alert of an incident a person has
+    already resolved is not news: it opens nothing."""
+    wanted: dict[str, ParsedAlert] = {}
     for key, alert in incoming.items():
-        row = existing.get(key)
-        if alert.status != "firing":
+        if key not in fired:
             continue
-        held = (
-            row is not None
-            and row.incident_id in incidents
-            and incidents[row.incident_id].status != IncidentStatus.RESOLVED
-        )
-        if row is not None and row.incident_id is not None and not held:
-            continue  # re-sent alert of an incident a person already resolved: not new
-        firing_groups.setdefault(keys_of[key], alert)
+        row = loaded.existing.get(key)
+        if row is not None and row.incident_id is not None:
+            inc = loaded.incidents.get(row.incident_id)
+            if inc is None or inc.status == IncidentStatus.RESOLVED:
+                continue
+        wanted.setdefault(keys_of[key], alert)
+    return wanted
+
+
+def _open_incidents(wanted, payload: ParsedPayload, loaded: _Loaded, batch: Batch) -> None:
     to_create: list[Incident] = []
-    for group, alert in firing_groups.items():
-        if group in open_by_group:
+    for group, alert in sorted(wanted.items()):
+        if group in loaded.open_by_group:
             continue
-        if group in reopenable:
-            inc = reopenable.pop(group)
-            _, event = apply_transition(
-                inc,
-                IncidentStatus.TRIGGERED,
-                at=now,
-                source="alertmanager",
-                reason=f"Reopened: {alert.alertname or 'an alert'} fired again within "
-                f"{settings.INCIDENT_REOPEN_WINDOW_SECONDS // 60} min of resolution.",
-            )
-            batch.events.append(event)
-            batch.touch(inc)
-            batch.result_reopened.append(inc.pk)
-            open_by_group[group] = inc
+        if group in loaded.reopenable:
+            inc = loaded.reopenable.pop(group)
+            batch.reopen(inc, alert)
+            loaded.open_by_group[group] = inc
             continue
         inc = Incident(
-            title=_title(alert, payload),
+            title=title_for(alert, payload),
             severity=severity_for(alert.labels.get("severity", "")),
             status=IncidentStatus.TRIGGERED,
             grouping_key=group,
-            runbook=_runbook_slug(alert),
+            runbook=runbook_slug(alert),
             namespace=alert.labels.get("namespace", "")[:253],
-            group_labels=payload.group_labels
-            if not settings.INCIDENT_GROUP_BY
-            else {k: alert.labels.get(k, "") for k in settings.INCIDENT_GROUP_BY},
+            group_labels=group_labels_for(alert, payload),
             started_at=alert.starts_at,
-            triggered_at=now,
-            last_alert_at=now,
+            triggered_at=batch.now,
+            last_alert_at=batch.now,
         )
         to_create.append(inc)
-        open_by_group[group] = inc
-    if to_create:
-        Incident.objects.bulk_create(to_create)  # a race here raises IntegrityError: retried
-        for inc in to_create:
-            incidents[inc.pk] = inc
-            batch.result_opened.append(inc.pk)
-            batch.events.append(
-                TimelineEvent(
-                    incident=inc,
-                    kind=TimelineEventType.INCIDENT_OPENED,
-                    occurred_at=now,
-                    source="alertmanager",
-                    message=f"Incident opened: {inc.title}",
-                    payload={
-                        "grouping_key": inc.grouping_key,
-                        "receiver": payload.receiver,
-                        "external_url": payload.external_url,
-                    },
-                )
-            )
+        loaded.open_by_group[group] = inc
+    if not to_create:
+        return
+    # A concurrent delivery opening the same group loses on the partial unique
+    # constraint here; alerts_ingest retries and then finds the winner's incident.
+    Incident.objects.bulk_create(to_create)
+    for inc in to_create:
+        loaded.incidents[inc.pk] = inc
+        batch.opened.append(inc.pk)
+        batch.event(
+            inc,
+            TimelineEventType.INCIDENT_OPENED,
+            f"Incident opened: {inc.title}",
+            {"grouping_key": inc.grouping_key, "receiver": payload.receiver,
+             "external_url": payload.external_url},
+        )  # fmt: skip
 
-    # 4. Upsert the alerts and attach them (and waiting orphans) to their incident.
-    new_rows, changed_rows = _upsert_alerts(
-        incoming, existing, keys_of, open_by_group, incidents, batch, meta
-    )
-    for group, inc in open_by_group.items():
-        for orphan in orphans_by_group.get(group, ()):
-            orphan.incident_id = inc.pk
-            changed_rows.append(orphan)
-            batch.resolved[inc.pk].append(_alert_ref(orphan))
-    if new_rows:
-        Alert.objects.bulk_create(new_rows)  # a race here raises IntegrityError: retried
-    if changed_rows:
-        Alert.objects.bulk_update(changed_rows, _ALERT_UPDATE_FIELDS)
 
-    # 5. Incidents whose alerts are all resolved are mitigated; firing again re-triggers.
-    touched = {i for i in batch.fired} | {i for i in batch.resolved}
-    _timeline_for_alerts(incidents, batch)
-    _escalate_severity(incoming, keys_of, open_by_group, batch)
-    if touched:
-        firing_counts = dict(
-            Alert.objects.filter(incident_id__in=touched, status=AlertStatus.FIRING)
-            .values_list("incident_id")
-            .annotate(n=Count("id"))
-            .values_list("incident_id", "n")
-        )
-        for inc_id in sorted(touched):
-            _settle_status(incidents[inc_id], firing_counts.get(inc_id, 0), batch)
-
-    if batch.dirty_incidents:
-        Incident.objects.bulk_update(list(batch.dirty_incidents.values()), _INCIDENT_UPDATE_FIELDS)
-    if batch.events:
-        TimelineEvent.objects.bulk_create(batch.events)
-    all_ids = sorted({*touched, *batch.result_opened, *batch.result_reopened})
+def _ingest_once(payload: ParsedPayload, meta: ReceiptMeta) -> IngestResult:
+    batch = Batch(timezone.now())
+    incoming = merge_duplicates(payload.alerts)
+    # Keys delivered as firing at least once in this body, even if a copy also says
+    # resolved: the same facts split over two deliveries must end the same way.
+    fired = {a.key for a in payload.alerts if a.status == "firing"}
+    keys_of = {key: grouping_key_for(alert, payload) for key, alert in incoming.items()}
+    if incoming:
+        loaded = _load(incoming, set(keys_of.values()), batch.now)
+        wanted = _groups_needing_incident(incoming, fired, keys_of, loaded)
+        _open_incidents(wanted, payload, loaded, batch)
+        for key, alert in incoming.items():
+            live = loaded.open_by_group.get(keys_of[key])
+            batch.upsert_alert(alert, loaded.existing.get(key), keys_of[key], live)
+            if live is not None and key in fired:
+                batch.escalate(live, alert)
+        for group, inc in loaded.open_by_group.items():
+            for orphan in loaded.orphans.get(group, ()):
+                batch.adopt_orphan(orphan, inc)
+        if batch.new_alerts:
+            Alert.objects.bulk_create(batch.new_alerts)  # a race raises IntegrityError: retried
+        if batch.changed_alerts:
+            Alert.objects.bulk_update(batch.changed_alerts, _ALERT_FIELDS)
+        batch.alert_events(loaded.incidents)
+        _settle(batch, loaded)
+        if batch.dirty_incidents:
+            Incident.objects.bulk_update(list(batch.dirty_incidents.values()), _INCIDENT_FIELDS)
+        if batch.events:
+            TimelineEvent.objects.bulk_create(batch.events)
+    incident_ids = sorted({*batch.touched, *batch.opened, *batch.reopened})
     receipt = WebhookReceipt.objects.create(
-        received_at=now,
+        received_at=batch.now,
         source=meta.source,
         remote_addr=meta.remote_addr,
         user_agent=meta.user_agent[:300],
@@ -329,167 +260,28 @@ def _ingest_once(payload: ParsedPayload, meta: ReceiptMeta) -> IngestResult:
         http_status=200,
         group_key=payload.group_key[:1000],
         alert_count=len(payload.alerts),
-        incident_ids=all_ids,
+        incident_ids=incident_ids,
         replay_of_id=meta.replay_of_id,
     )
     return IngestResult(
         receipt_id=receipt.pk,
         received=len(payload.alerts),
-        incidents=all_ids,
-        opened=batch.result_opened,
-        reopened=batch.result_reopened,
-        mitigated=batch.result_mitigated,
+        incidents=incident_ids,
+        opened=batch.opened,
+        reopened=batch.reopened,
+        mitigated=batch.mitigated,
     )
 
 
-def _runbook_slug(alert: ParsedAlert) -> str:
-    slug = alert.labels.get("runbook", "").strip().lower()
-    return slug[:100] if slug and all(c.isalnum() or c in "-_" for c in slug) else ""
-
-
-def _alert_ref(alert: Alert | ParsedAlert) -> dict:
-    labels = alert.labels
-    return {
-        "fingerprint": alert.fingerprint,
-        "alertname": labels.get("alertname", ""),
-        "pod": labels.get("pod", ""),
-        "node": labels.get("node", ""),
-        "starts_at": alert.starts_at.isoformat(),
-    }
-
-
-def _upsert_alerts(incoming, existing, keys_of, open_by_group, incidents, batch, meta):
-    now = batch.now
-    new_rows: list[Alert] = []
-    changed_rows: list[Alert] = []
-    for key, alert in incoming.items():
-        group = keys_of[key]
-        live = open_by_group.get(group)
-        row = existing.get(key)
-        if row is None:
-            row = Alert(
-                fingerprint=alert.fingerprint,
-                starts_at=alert.starts_at,
-                alertname=alert.alertname[:200],
-                status=alert.status,
-                severity=alert.labels.get("severity", "")[:32],
-                labels=alert.labels,
-                annotations=alert.annotations,
-                ends_at=alert.ends_at,
-                generator_url=alert.generator_url,
-                grouping_key=group[:1000],
-                incident=live,
-                first_received_at=now,
-                last_received_at=now,
-            )
-            new_rows.append(row)
-            if live is not None:
-                target = batch.fired if alert.status == "firing" else batch.resolved
-                target[live.pk].append(_alert_ref(alert))
-            continue
-        was_firing = row.status == AlertStatus.FIRING
-        if alert.status == "resolved" and was_firing:
-            row.status = AlertStatus.RESOLVED
-            row.ends_at = alert.ends_at or now
-            if row.incident_id:
-                batch.resolved[row.incident_id].append(_alert_ref(alert))
-        elif alert.status == "resolved" and row.ends_at is None:
-            row.ends_at = alert.ends_at
-        elif alert.status == "firing" and was_firing and alert.ends_at and row.status == "firing":
-            row.ends_at = alert.ends_at  # Alertmanager's moving resolve_timeout estimate
-        if row.incident_id is None and live is not None:
-            row.incident_id = live.pk  # an orphan (arrived resolved) joins its group
-            (batch.fired if row.status == "firing" else batch.resolved)[live.pk].append(
-                _alert_ref(alert)
-            )
-        row.labels = alert.labels
-        row.annotations = alert.annotations
-        row.generator_url = alert.generator_url or row.generator_url
-        row.severity = alert.labels.get("severity", "")[:32]
-        row.last_received_at = now
-        row.receive_count += 1
-        changed_rows.append(row)
-    return new_rows, changed_rows
-
-
-def _settle_status(inc: Incident, firing: int, batch: _Batch) -> None:
-    now = batch.now
-    if inc.pk in batch.fired:
-        inc.last_alert_at = now
-        batch.touch(inc)
-    if firing == 0 and inc.status in (IncidentStatus.TRIGGERED, IncidentStatus.ACKNOWLEDGED):
-        _, event = apply_transition(
-            inc,
-            IncidentStatus.MITIGATED,
-            at=now,
-            source="alertmanager",
-            reason="All alerts resolved; the incident is mitigated until a person resolves it.",
-        )
-        batch.events.append(event)
-        batch.touch(inc)
-        batch.result_mitigated.append(inc.pk)
-    elif firing > 0 and inc.status == IncidentStatus.MITIGATED:
-        _, event = apply_transition(
-            inc,
-            retrigger_status(inc),
-            at=now,
-            source="alertmanager",
-            reason="Alerts are firing again.",
-        )
-        batch.events.append(event)
-        batch.touch(inc)
-
-
-def _timeline_for_alerts(incidents: dict[int, Incident], batch: _Batch) -> None:
-    """One event per incident per kind per delivery, listing the alerts, rather than a
-    line per alert: a 100-pod storm stays readable."""
-    for inc_id, refs in batch.fired.items():
-        inc = incidents[inc_id]
-        names = sorted({r["alertname"] for r in refs})
-        batch.events.append(
-            TimelineEvent(
-                incident=inc,
-                kind=TimelineEventType.ALERT_FIRED,
-                occurred_at=batch.now,
-                source="alertmanager",
-                message=f"{len(refs)} alert{'s' if len(refs) != 1 else ''} firing: {', '.join(names)}",
-                payload={"alerts": refs[:200], "count": len(refs)},
-            )
-        )
-        batch.touch(inc)
-    for inc_id, refs in batch.resolved.items():
-        inc = incidents[inc_id]
-        names = sorted({r["alertname"] for r in refs})
-        batch.events.append(
-            TimelineEvent(
-                incident=inc,
-                kind=TimelineEventType.ALERT_RESOLVED,
-                occurred_at=batch.now,
-                source="alertmanager",
-                message=f"{len(refs)} alert{'s' if len(refs) != 1 else ''} resolved: {', '.join(names)}",
-                payload={"alerts": refs[:200], "count": len(refs)},
-            )
-        )
-
-
-def _escalate_severity(incoming, keys_of, open_by_group, batch: _Batch) -> None:
-    """A more severe firing alert raises the incident's severity; nothing lowers it
-    automatically (a commander decides that)."""
-    for key, alert in incoming.items():
-        inc = open_by_group.get(keys_of[key])
-        if inc is None or alert.status != "firing":
-            continue
-        wanted = severity_for(alert.labels.get("severity", ""))
-        if _worse(wanted, inc.severity) != inc.severity:
-            batch.events.append(
-                TimelineEvent(
-                    incident=inc,
-                    kind=TimelineEventType.SEVERITY_CHANGED,
-                    occurred_at=batch.now,
-                    source="alertmanager",
-                    message=f"Severity raised {inc.severity} → {wanted} by {alert.alertname}.",
-                    payload={"from": inc.severity, "to": wanted, "fingerprint": alert.fingerprint},
-                )
-            )
-            inc.severity = wanted
-            batch.touch(inc)
+def _settle(batch: Batch, loaded: _Loaded) -> None:
+    touched = batch.touched
+    if not touched:
+        return
+    firing = dict(
+        Alert.objects.filter(incident_id__in=touched, status=AlertStatus.FIRING)
+        .values("incident_id")
+        .annotate(n=Count("id"))
+        .values_list("incident_id", "n")
+    )
+    for inc_id in sorted(touched):
+        batch.settle(loaded.incidents[inc_id], firing.get(inc_id, 0))

@@ -1,0 +1,177 @@
+"""In-memory decisions for one delivery: alert merges, status settling, timeline rows.
+
+No queries here; ingestion.py reads the rows, hands them to a Batch and writes back
+what the Batch changed, in bulk.
+"""
+
+from collections import defaultdict
+from datetime import datetime
+
+from django.conf import settings
+
+from incidents.alertmanager import ParsedAlert
+from incidents.grouping import alert_ref, is_worse, severity_for
+from incidents.lifecycle import apply_transition, retrigger_status
+from incidents.models import (
+    Alert,
+    AlertStatus,
+    Incident,
+    IncidentStatus,
+    TimelineEvent,
+    TimelineEventType,
+)
+
+
+class Batch:
+    def __init__(self, now: datetime) -> None:
+        self.now = now
+        self.events: list[TimelineEvent] = []
+        self.dirty_incidents: dict[int, Incident] = {}
+        self.opened: list[int] = []
+        self.reopened: list[int] = []
+        self.mitigated: list[int] = []
+        self.fired: dict[int, list[dict]] = defaultdict(list)
+        self.resolved: dict[int, list[dict]] = defaultdict(list)
+        self.new_alerts: list[Alert] = []
+        self.changed_alerts: list[Alert] = []
+
+    def touch(self, incident: Incident) -> None:
+        incident.updated_at = self.now
+        if incident.pk is not None:
+            self.dirty_incidents[incident.pk] = incident
+
+    def event(self, incident: Incident, kind: str, message: str, payload: dict) -> None:
+        self.events.append(
+            TimelineEvent(
+                incident=incident,
+                kind=kind,
+                occurred_at=self.now,
+                source="alertmanager",
+                message=message,
+                payload=payload,
+            )
+        )
+
+    @property
+    def touched(self) -> set[int]:
+        return set(self.fired) | set(self.resolved)
+
+    # --- decisions ----------------------------------------------------------------
+    def reopen(self, incident: Incident, alert: ParsedAlert) -> None:
+        minutes = settings.INCIDENT_REOPEN_WINDOW_SECONDS // 60
+        _, event = apply_transition(
+            incident,
+            IncidentStatus.TRIGGERED,
+            at=self.now,
+            source="alertmanager",
+            reason=f"Reopened: {alert.alertname or 'an alert'} fired again within "
+            f"{minutes} min of resolution.",
+        )
+        self.events.append(event)
+        self.touch(incident)
+        self.reopened.append(incident.pk)
+
+    def upsert_alert(self, alert: ParsedAlert, row: Alert | None, group: str, live) -> None:
+        """Merge one delivered alert into its row (new or existing)."""
+        now = self.now
+        if row is None:
+            row = Alert(
+                fingerprint=alert.fingerprint,
+                starts_at=alert.starts_at,
+                alertname=alert.alertname[:200],
+                status=alert.status,
+                severity=alert.labels.get("severity", "")[:32],
+                labels=alert.labels,
+                annotations=alert.annotations,
+                ends_at=alert.ends_at,
+                generator_url=alert.generator_url,
+                grouping_key=group,
+                incident=live,
+                first_received_at=now,
+                last_received_at=now,
+            )
+            self.new_alerts.append(row)
+            if live is not None:
+                (self.fired if alert.status == "firing" else self.resolved)[live.pk].append(
+                    alert_ref(alert)
+                )
+            return
+        if alert.status == "resolved":
+            if row.status == AlertStatus.FIRING:
+                row.status = AlertStatus.RESOLVED
+                row.ends_at = alert.ends_at or now
+                if row.incident_id:
+                    self.resolved[row.incident_id].append(alert_ref(alert))
+            elif row.ends_at is None:
+                row.ends_at = alert.ends_at
+        elif row.status == AlertStatus.FIRING and alert.ends_at:
+            row.ends_at = alert.ends_at  # Alertmanager's moving resolve_timeout estimate
+        if row.incident_id is None and live is not None:
+            row.incident = live  # arrived resolved earlier; now its group has an incident
+            (self.fired if row.status == AlertStatus.FIRING else self.resolved)[live.pk].append(
+                alert_ref(alert)
+            )
+        row.labels = alert.labels
+        row.annotations = alert.annotations
+        row.generator_url = alert.generator_url or row.generator_url
+        row.severity = alert.labels.get("severity", "")[:32]
+        row.last_received_at = now
+        row.receive_count += 1
+        self.changed_alerts.append(row)
+
+    def adopt_orphan(self, orphan: Alert, incident: Incident) -> None:
+        orphan.incident = incident
+        self.changed_alerts.append(orphan)
+        self.resolved[incident.pk].append(alert_ref(orphan))
+
+    def escalate(self, incident: Incident, alert: ParsedAlert) -> None:
+        """A more severe firing alert raises the severity; nothing lowers it on its own."""
+        wanted = severity_for(alert.labels.get("severity", ""))
+        if not is_worse(wanted, incident.severity):
+            return
+        self.event(
+            incident,
+            TimelineEventType.SEVERITY_CHANGED,
+            f"Severity raised {incident.severity} → {wanted} by {alert.alertname}.",
+            {"from": incident.severity, "to": wanted, "fingerprint": alert.fingerprint},
+        )
+        incident.severity = wanted
+        self.touch(incident)
+
+    def alert_events(self, incidents: dict[int, Incident]) -> None:
+        """One event per incident and kind per delivery, listing the alerts, rather than
+        a line per alert: a 100-pod storm stays readable."""
+        for kind, verb, refs_by_incident in (
+            (TimelineEventType.ALERT_FIRED, "firing", self.fired),
+            (TimelineEventType.ALERT_RESOLVED, "resolved", self.resolved),
+        ):
+            for inc_id, refs in refs_by_incident.items():
+                names = ", ".join(sorted({r["alertname"] for r in refs}))
+                plural = "s" if len(refs) != 1 else ""
+                self.event(
+                    incidents[inc_id],
+                    kind,
+                    f"{len(refs)} alert{plural} {verb}: {names}",
+                    {"alerts": refs[:200], "count": len(refs)},
+                )
+                if kind == TimelineEventType.ALERT_FIRED:
+                    incidents[inc_id].last_alert_at = self.now
+                    self.touch(incidents[inc_id])
+
+    def settle(self, incident: Incident, firing: int) -> None:
+        """All alerts resolved -> mitigated; firing again after mitigation -> back."""
+        if firing == 0 and incident.status in (
+            IncidentStatus.TRIGGERED,
+            IncidentStatus.ACKNOWLEDGED,
+        ):
+            to = IncidentStatus.MITIGATED
+            reason = "All alerts resolved; mitigated until a person resolves it."
+            self.mitigated.append(incident.pk)
+        elif firing > 0 and incident.status == IncidentStatus.MITIGATED:
+            to = retrigger_status(incident)
+            reason = "Alerts are firing again."
+        else:
+            return
+        _, event = apply_transition(incident, to, at=self.now, source="alertmanager", reason=reason)
+        self.events.append(event)
+        self.touch(incident)
