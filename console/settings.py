@@ -5,6 +5,8 @@ WAL mode and kombu's filesystem broker under VAR_DIR, so `make run` needs no ser
 Production sets DATABASE_URL=postgres://… and CELERY_BROKER_URL=redis://….
 """
 
+import os
+import secrets
 from pathlib import Path
 
 import environ
@@ -18,11 +20,27 @@ environ.Env.read_env(BASE_DIR / ".env", overwrite=False)
 VAR_DIR = Path(env.str("VAR_DIR", default=str(BASE_DIR / "var"))).resolve()
 
 DEBUG = env.bool("DEBUG", default=False)
+# Embedded mode = no DATABASE_URL: the single-machine `make run` demo on SQLite.
+EMBEDDED = not os.environ.get("DATABASE_URL")
+
+
+def _local_secret(name: str) -> str:
+    """A random secret kept in VAR_DIR (0600), made on first use. Embedded mode only:
+    production must pass secrets in the environment."""
+    path = VAR_DIR / name
+    if not path.exists():
+        VAR_DIR.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w") as fh:
+            fh.write(secrets.token_urlsafe(32))
+    return path.read_text().strip()
+
+
 SECRET_KEY = env.str("SECRET_KEY", default="")
 if not SECRET_KEY:
-    if not DEBUG:
-        raise ImproperlyConfigured("SECRET_KEY must be set when DEBUG is off.")
-    SECRET_KEY = "dev-only-insecure-key-do-not-use-in-production"  # noqa: S105
+    if not (EMBEDDED or DEBUG):
+        raise ImproperlyConfigured("SECRET_KEY must be set (production settings).")
+    SECRET_KEY = _local_secret("secret_key")
 ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["localhost", "127.0.0.1", "[::1]"])
 CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
 
@@ -202,9 +220,10 @@ SPECTACULAR_SETTINGS = {
 }
 
 # --- Alert ingestion (DESIGN.md §4.1) -------------------------------------------------
+# Empty means every webhook is refused (401); embedded mode makes one in var/.
 ALERTMANAGER_TOKEN = env.str("ALERTMANAGER_TOKEN", default="")
-if not ALERTMANAGER_TOKEN and DEBUG:
-    ALERTMANAGER_TOKEN = "dev-alertmanager-token"  # noqa: S105
+if not ALERTMANAGER_TOKEN and EMBEDDED:
+    ALERTMANAGER_TOKEN = _local_secret("alertmanager_token")
 WEBHOOK_MAX_BYTES = env.int("WEBHOOK_MAX_BYTES", default=2 * 1024 * 1024)
 DATA_UPLOAD_MAX_MEMORY_SIZE = max(WEBHOOK_MAX_BYTES + 1024, 2_621_440)
 # Grouping: empty = Alertmanager's groupKey; otherwise these alert labels, in order.

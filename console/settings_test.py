@@ -31,7 +31,15 @@ from console.settings import *  # noqa: E402,F403
 from console.settings import VAR_DIR  # noqa: E402
 
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]  # speed only
-CELERY_BROKER_URL = os.environ.get("TEST_CELERY_BROKER_URL", "memory://")
+# Real Redis when it runs (db 15, flushed by the tests that use it), else in-memory.
+if "TEST_CELERY_BROKER_URL" in os.environ:
+    CELERY_BROKER_URL = os.environ["TEST_CELERY_BROKER_URL"]
+elif _reachable("127.0.0.1", 6379):
+    CELERY_BROKER_URL = "redis://127.0.0.1:6379/15"
+elif os.environ.get("REQUIRE_SERVICES") == "1":
+    raise RuntimeError("REQUIRE_SERVICES=1 but Redis is not reachable on 127.0.0.1:6379")
+else:
+    CELERY_BROKER_URL = "memory://"
 CELERY_BROKER_TRANSPORT_OPTIONS = {}
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
@@ -40,3 +48,6 @@ STORAGES = {
 TEST_VAR_DIR = VAR_DIR / "test"
 STATIC_ROOT = TEST_VAR_DIR / "staticfiles"
 STATIC_ROOT.mkdir(parents=True, exist_ok=True)
+# Lets several people (or checkouts) run the suite at once on one PostgreSQL server.
+if os.environ.get("TEST_DB_NAME"):
+    DATABASES["default"]["TEST"] = {"NAME": os.environ["TEST_DB_NAME"]}  # noqa: F405

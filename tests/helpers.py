@@ -1,0 +1,36 @@
+"""Helpers for tests that start real processes: free ports, waiting with deadlines."""
+
+import socket
+import time
+from collections.abc import Callable
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def port_open(host: str, port: int) -> bool:
+    try:
+        with socket.create_connection((host, port), timeout=1):
+            return True
+    except OSError:
+        return False
+
+
+def wait_for(check: Callable[[], object], *, timeout: float, what: str, every: float = 0.2):
+    """Poll `check` until it returns something truthy, or fail after `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    last_error: Exception | None = None
+    while time.monotonic() < deadline:
+        try:
+            result = check()
+            if result:
+                return result
+        except Exception as exc:  # the service may not be up yet
+            last_error = exc
+        time.sleep(every)
+    raise AssertionError(
+        f"timed out after {timeout}s waiting for {what} (last error: {last_error})"
+    )

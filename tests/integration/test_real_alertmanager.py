@@ -1,0 +1,118 @@
+"""Real Alertmanager (Debian's prometheus-alertmanager) notifies the console's webhook:
+alerts posted to Alertmanager's API become one incident, re-notification changes
+nothing, and resolving them mitigates it. Also proves our fingerprint for legacy
+payloads equals the one Alertmanager computes."""
+
+import shutil
+import subprocess
+from datetime import UTC, datetime, timedelta
+
+import pytest
+import requests
+
+from incidents.alertmanager import labels_fingerprint
+from incidents.models import Alert, Incident, TimelineEvent
+from tests.conftest import need_service
+from tests.helpers import free_port, wait_for
+
+pytestmark = [
+    pytest.mark.integration,
+    pytest.mark.timeout(120),
+    pytest.mark.django_db(transaction=True),
+]
+BINARY = shutil.which("prometheus-alertmanager") or shutil.which("alertmanager")
+
+CONFIG = """
+route:
+  receiver: console
+  group_by: [alertname, lws]
+  group_wait: 1s
+  group_interval: 1s
+  repeat_interval: 1h
+receivers:
+  - name: console
+    webhook_configs:
+      - url: {url}
+        send_resolved: true
+        max_alerts: 0
+        http_config:
+          authorization:
+            type: Bearer
+            credentials: test-alertmanager-token
+"""
+
+
+@pytest.fixture
+def alertmanager(live_server, tmp_path):
+    need_service("Alertmanager", BINARY is not None, "install prometheus-alertmanager")
+    port = free_port()
+    (tmp_path / "am.yml").write_text(
+        CONFIG.format(url=live_server.url + "/api/v1/alerts/alertmanager")
+    )
+    log = open(tmp_path / "am.log", "w+")  # noqa: SIM115
+    proc = subprocess.Popen(
+        [BINARY, f"--config.file={tmp_path / 'am.yml'}", f"--storage.path={tmp_path}",
+         f"--web.listen-address=127.0.0.1:{port}", "--cluster.listen-address="],
+        stdout=log, stderr=subprocess.STDOUT,
+    )  # fmt: skip
+    base = f"http://127.0.0.1:{port}"
+    try:
+        wait_for(lambda: requests.get(base + "/-/ready", timeout=1).ok, timeout=30,
+                 what="Alertmanager to start")  # fmt: skip
+        yield base
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+        log.seek(0)
+        print(log.read()[-4000:])  # shown only when the test fails
+        log.close()
+
+
+def post_alerts(base: str, alerts: list[dict]) -> None:
+    r = requests.post(base + "/api/v2/alerts", json=alerts, timeout=5)
+    assert r.status_code == 200, r.text
+
+
+def am_alert(pod: str, starts: datetime, ends: datetime | None = None) -> dict:
+    a = {
+        "labels": {
+            "alertname": "VLLMEngineStalled", "severity": "critical", "runbook": "nccl-hang",
+            "namespace": "llm-serving", "lws": "vllm-chat", "pod": pod,
+        },
+        "annotations": {"summary": "Running requests but no tokens generated"},
+        "startsAt": starts.isoformat(),
+        "generatorURL": "http://prometheus:9090/graph?g0.expr=vllm%3Anum_requests_running",
+    }  # fmt: skip
+    if ends:
+        a["endsAt"] = ends.isoformat()
+    return a
+
+
+def test_alertmanager_notifications_become_one_incident_then_mitigated(alertmanager):
+    starts = datetime.now(UTC).replace(microsecond=0) - timedelta(minutes=2)
+    pods = ["vllm-chat-3-0", "vllm-chat-3-1"]
+    post_alerts(alertmanager, [am_alert(p, starts) for p in pods])
+
+    incident = wait_for(
+        lambda: Incident.objects.filter(alerts__isnull=False).distinct().first(),
+        timeout=30, what="Alertmanager to notify the console",
+    )  # fmt: skip
+    wait_for(lambda: incident.alerts.count() == 2, timeout=15, what="both alerts")
+    assert incident.runbook == "nccl-hang"
+    assert incident.severity == "SEV1"
+    assert incident.grouping_key.endswith('{alertname="VLLMEngineStalled", lws="vllm-chat"}')
+    for row in Alert.objects.all():
+        # Alertmanager's own fingerprint equals ours for the same labels.
+        assert row.fingerprint == labels_fingerprint(row.labels)
+        assert row.starts_at == starts
+
+    # Resolve both (endsAt in the past); Alertmanager sends the resolved notification.
+    ends = datetime.now(UTC) - timedelta(seconds=1)
+    post_alerts(alertmanager, [am_alert(p, starts, ends) for p in pods])
+    wait_for(
+        lambda: Incident.objects.get(pk=incident.pk).status == "mitigated",
+        timeout=30, what="the incident to be mitigated",
+    )  # fmt: skip
+    assert Incident.objects.count() == 1
+    assert TimelineEvent.objects.filter(incident=incident, kind="status_changed").count() == 1
+    assert set(Alert.objects.values_list("status", flat=True)) == {"resolved"}
