@@ -8,5 +8,6 @@ from console.errors import DomainError
 
 def exception_handler(exc, context):
     if isinstance(exc, DomainError):
-        return Response({"detail": str(exc), "code": exc.code}, status=409)
+        status = 404 if exc.code == "not_found" else 409
+        return Response({"detail": str(exc), "code": exc.code}, status=status)
     return drf_exception_handler(exc, context)

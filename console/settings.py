@@ -199,8 +199,9 @@ CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 # --- REST API -------------------------------------------------------------------------
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.SessionAuthentication",
+        # Token first: an anonymous API call then gets 401 with WWW-Authenticate.
         "rest_framework.authentication.TokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["console.permissions.HasConsoleRole"],
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
@@ -217,6 +218,16 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # The schema and its docs page need a console role, like every other page.
+    "SERVE_PERMISSIONS": ["console.permissions.HasConsoleRole"],
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "incidents.api.schema_add_alertmanager_webhook",
+    ],
+    "ENUM_NAME_OVERRIDES": {
+        "IncidentStatusEnum": "incidents.models.IncidentStatus",
+        "AlertStatusEnum": "incidents.models.AlertStatus",
+    },
 }
 
 # --- Alert ingestion (DESIGN.md §4.1) -------------------------------------------------

@@ -99,7 +99,7 @@ class Alert(models.Model):
 
     fingerprint = models.CharField(max_length=64)
     starts_at = models.DateTimeField()
-    alertname = models.CharField(max_length=200, db_index=True)
+    alertname = models.CharField(max_length=200)
     status = models.CharField(max_length=8, choices=AlertStatus.choices)
     severity = models.CharField(max_length=32, blank=True)
     labels = models.JSONField(default=dict)
@@ -107,8 +107,15 @@ class Alert(models.Model):
     ends_at = models.DateTimeField(null=True, blank=True)
     generator_url = models.URLField(max_length=2000, blank=True)
     grouping_key = models.CharField(max_length=1000)
+    # No index of its own: the (incident, status) index below serves incident lookups,
+    # and every index is paid for on each alert written during a storm.
     incident = models.ForeignKey(
-        Incident, null=True, blank=True, on_delete=models.SET_NULL, related_name="alerts"
+        Incident,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="alerts",
+        db_index=False,
     )
     first_received_at = models.DateTimeField()
     last_received_at = models.DateTimeField()

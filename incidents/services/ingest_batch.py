@@ -33,7 +33,10 @@ class Batch:
         self.fired: dict[int, list[dict]] = defaultdict(list)
         self.resolved: dict[int, list[dict]] = defaultdict(list)
         self.new_alerts: list[Alert] = []
+        # Existing rows whose content changed, and re-sent rows where only the
+        # "last received" bookkeeping moves (most of a storm): written differently.
         self.changed_alerts: list[Alert] = []
+        self.resent_alert_ids: list[int] = []
 
     def touch(self, incident: Incident) -> None:
         incident.updated_at = self.now
@@ -96,6 +99,7 @@ class Batch:
                     alert_ref(alert)
                 )
             return
+        before = _content(row)
         if alert.status == "resolved":
             if row.status == AlertStatus.FIRING:
                 row.status = AlertStatus.RESOLVED
@@ -117,7 +121,10 @@ class Batch:
         row.severity = alert.labels.get("severity", "")[:32]
         row.last_received_at = now
         row.receive_count += 1
-        self.changed_alerts.append(row)
+        if _content(row) != before:
+            self.changed_alerts.append(row)
+        else:
+            self.resent_alert_ids.append(row.pk)
 
     def adopt_orphan(self, orphan: Alert, incident: Incident) -> None:
         orphan.incident = incident
@@ -175,3 +182,16 @@ class Batch:
         _, event = apply_transition(incident, to, at=self.now, source="alertmanager", reason=reason)
         self.events.append(event)
         self.touch(incident)
+
+
+def _content(row: Alert) -> tuple:
+    """What a person would see change on an alert (not the receive bookkeeping)."""
+    return (
+        row.status,
+        row.ends_at,
+        row.labels,
+        row.annotations,
+        row.generator_url,
+        row.severity,
+        row.incident_id,
+    )
