@@ -1,1 +1,39 @@
-urlpatterns = []
+"""REST API routes of the incidents app, mounted under /api/v1/ (DESIGN.md §4.6)."""
+
+from django.urls import path
+
+from incidents import api
+
+app_name = "incidents_api"
+
+urlpatterns = [
+    path("incidents/", api.IncidentListApi.as_view(), name="incident-list"),
+    path("incidents/<int:pk>/", api.IncidentDetailApi.as_view(), name="incident-detail"),
+    path(
+        "incidents/<int:pk>/timeline/",
+        api.IncidentTimelineApi.as_view(),
+        name="incident-timeline",
+    ),
+    path(
+        "incidents/<int:pk>/acknowledge/",
+        api.IncidentAcknowledgeApi.as_view(),
+        name="incident-acknowledge",
+    ),
+    path(
+        "incidents/<int:pk>/mitigate/",
+        api.IncidentMitigateApi.as_view(),
+        name="incident-mitigate",
+    ),
+    path(
+        "incidents/<int:pk>/resolve/",
+        api.IncidentResolveApi.as_view(),
+        name="incident-resolve",
+    ),
+    path("incidents/<int:pk>/reopen/", api.IncidentReopenApi.as_view(), name="incident-reopen"),
+    path("incidents/<int:pk>/notes/", api.IncidentNoteApi.as_view(), name="incident-notes"),
+    path(
+        "incidents/<int:pk>/commander/",
+        api.IncidentCommanderApi.as_view(),
+        name="incident-commander",
+    ),
+]

@@ -90,8 +90,8 @@ def incident_get(*, incident_id: int) -> Incident | None:
 
 
 def incident_alerts(*, incident_id: int) -> QuerySet[Alert]:
-    # Firing first, then most recent.
-    return Alert.objects.filter(incident_id=incident_id).order_by("-status", "-starts_at", "id")
+    # Firing first ("firing" < "resolved"), then most recent.
+    return Alert.objects.filter(incident_id=incident_id).order_by("status", "-starts_at", "id")
 
 
 def incident_timeline(*, incident_id: int, after_id: int | None = None) -> QuerySet[TimelineEvent]:

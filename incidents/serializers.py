@@ -1,0 +1,212 @@
+"""REST API shapes for incidents (DESIGN.md §4.6).
+
+Output serializers render what the selectors return; input serializers check the shape
+of a request body only. Whether a change is allowed (role, state) is the services' call.
+"""
+
+from django.contrib.auth import get_user_model
+from django.urls import reverse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from incidents.models import Alert, Incident, IncidentStatus, Severity, TimelineEvent
+from incidents.services.lifecycle import NOTE_MAX_CHARS, REASON_MAX_CHARS
+
+
+def _string_map(**kwargs) -> serializers.DictField:
+    return serializers.DictField(child=serializers.CharField(), read_only=True, **kwargs)
+
+
+class AlertSerializer(serializers.ModelSerializer):
+    labels = _string_map()
+    annotations = _string_map()
+    generator_url = serializers.CharField(
+        read_only=True, help_text="Link to the alert's expression in Prometheus; may be empty."
+    )
+
+    class Meta:
+        model = Alert
+        fields = [
+            "fingerprint",
+            "alertname",
+            "status",
+            "severity",
+            "labels",
+            "annotations",
+            "starts_at",
+            "ends_at",
+            "generator_url",
+            "first_received_at",
+            "last_received_at",
+        ]
+        read_only_fields = fields
+
+
+class IncidentSerializer(serializers.ModelSerializer):
+    """An incident as listed."""
+
+    # Needs alert_count and firing_count, annotated by the incident selectors.
+
+    commander = serializers.CharField(
+        source="commander.username",
+        read_only=True,
+        allow_null=True,
+        help_text="Username of the incident commander, or null when nobody holds command.",
+    )
+    alert_count = serializers.IntegerField(read_only=True, help_text="Alerts in the incident.")
+    firing_count = serializers.IntegerField(read_only=True, help_text="Alerts still firing.")
+    runbook = serializers.CharField(
+        read_only=True, help_text="Runbook slug from the alerts' runbook label; may be empty."
+    )
+    url = serializers.SerializerMethodField(help_text="The incident's page in the console.")
+
+    class Meta:
+        model = Incident
+        fields = [
+            "id",
+            "title",
+            "status",
+            "severity",
+            "runbook",
+            "namespace",
+            "commander",
+            "started_at",
+            "triggered_at",
+            "acknowledged_at",
+            "mitigated_at",
+            "resolved_at",
+            "reopened_at",
+            "reopen_count",
+            "alert_count",
+            "firing_count",
+            "grouping_key",
+            "url",
+        ]
+        read_only_fields = fields
+
+    @extend_schema_field(OpenApiTypes.URI)
+    def get_url(self, obj: Incident) -> str:
+        path = reverse("incidents:detail", args=[obj.pk])
+        request = self.context.get("request")
+        return request.build_absolute_uri(path) if request is not None else path
+
+
+class IncidentDetailSerializer(IncidentSerializer):
+    """An incident with its group labels and alerts (firing first, then newest)."""
+
+    # The view passes the alerts in the context as "alerts" (selectors.incident_alerts).
+
+    group_labels = _string_map(help_text="The Alertmanager group labels of the incident.")
+    alerts = serializers.SerializerMethodField()
+
+    class Meta(IncidentSerializer.Meta):
+        fields = [*IncidentSerializer.Meta.fields, "group_labels", "alerts"]
+        read_only_fields = fields
+
+    @extend_schema_field(AlertSerializer(many=True))
+    def get_alerts(self, obj: Incident) -> list[dict]:
+        return AlertSerializer(self.context["alerts"], many=True).data
+
+
+class TimelineEventSerializer(serializers.ModelSerializer):
+    actor = serializers.CharField(
+        source="actor.username",
+        read_only=True,
+        allow_null=True,
+        help_text="Username of the person who acted, or null for alerts and the system.",
+    )
+    payload = serializers.DictField(
+        read_only=True, help_text="Structured details; the keys depend on the kind."
+    )
+
+    class Meta:
+        model = TimelineEvent
+        fields = ["id", "kind", "occurred_at", "actor", "source", "message", "payload"]
+        read_only_fields = fields
+
+
+# --- query parameters -------------------------------------------------------------------
+STATUS_FILTER_CHOICES = [*IncidentStatus.values, "open"]
+
+
+class _UpperChoiceField(serializers.ChoiceField):
+    def to_internal_value(self, data):
+        return super().to_internal_value(str(data).strip().upper())
+
+
+class IncidentListQuerySerializer(serializers.Serializer):
+    status = serializers.ChoiceField(
+        choices=STATUS_FILTER_CHOICES,
+        required=False,
+        allow_blank=True,
+        help_text='A status, or "open" for every status but resolved.',
+    )
+    severity = _UpperChoiceField(choices=Severity.values, required=False, allow_blank=True)
+    runbook = serializers.CharField(
+        required=False, allow_blank=True, help_text="Runbook slug, e.g. ttft-spike."
+    )
+    q = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        help_text="Text in the title, namespace or runbook, or an incident id (42 or #42).",
+    )
+
+
+class TimelineQuerySerializer(serializers.Serializer):
+    after = serializers.IntegerField(
+        required=False,
+        min_value=0,
+        help_text="Only events with an id greater than this (incremental polling).",
+    )
+
+
+# --- request bodies ---------------------------------------------------------------------
+class ReasonInputSerializer(serializers.Serializer):
+    reason = serializers.CharField(
+        allow_blank=True,
+        default="",
+        max_length=REASON_MAX_CHARS,
+        help_text="Why, in a sentence; shown on the timeline.",
+    )
+
+
+class ReopenInputSerializer(serializers.Serializer):
+    reason = serializers.CharField(
+        max_length=REASON_MAX_CHARS,
+        help_text="Why the incident is reopened; shown on the timeline.",
+    )
+
+
+class NoteInputSerializer(serializers.Serializer):
+    text = serializers.CharField(
+        max_length=NOTE_MAX_CHARS, help_text="The note, as plain text; shown on the timeline."
+    )
+
+
+class CommanderInputSerializer(serializers.Serializer):
+    commander = serializers.SlugRelatedField(
+        slug_field="username",
+        queryset=get_user_model().objects.filter(is_active=True),
+        allow_null=True,
+        help_text=(
+            "Username of the new incident commander (your own to take command of an "
+            "incident nobody commands), or null to clear it."
+        ),
+        error_messages={"does_not_exist": "No active user is named {value}."},
+    )
+
+
+# --- errors (for the schema) ------------------------------------------------------------
+class ErrorSerializer(serializers.Serializer):
+    detail = serializers.CharField(help_text="What went wrong, for a person to read.")
+
+
+class DomainErrorSerializer(serializers.Serializer):
+    detail = serializers.CharField(help_text="Why the change was refused, for a person to read.")
+    code = serializers.CharField(
+        help_text=(
+            "Machine-readable reason, e.g. invalid_transition, invalid_state, conflict, "
+            "unchanged, invalid."
+        )
+    )
