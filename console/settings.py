@@ -171,6 +171,8 @@ if CELERY_BROKER_URL.startswith("filesystem://"):
         "data_folder_out": str(BROKER_DIR / "queue"),
         "processed_folder": str(BROKER_DIR / "processed"),
         "store_processed": False,
+        # Broadcast/control exchanges; the default is ./control in the working directory.
+        "control_folder": str(BROKER_DIR / "control"),
     }
 else:
     CELERY_BROKER_TRANSPORT_OPTIONS = {

@@ -48,7 +48,8 @@ def title_for(alert: ParsedAlert, payload: ParsedPayload) -> str:
     name = alert.alertname or "Alert"
     where = "/".join(v for v in (alert.labels.get("namespace"), alert.labels.get("lws")) if v)
     if summary:
-        return f"{name}: {summary}"[:300]
+        # Summaries often name the alert already; don't say it twice.
+        return (summary if name.lower() in summary.lower() else f"{name}: {summary}")[:300]
     return (f"{name} on {where}" if where else name)[:300]
 
 

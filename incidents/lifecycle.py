@@ -29,6 +29,10 @@ ALLOWED: dict[tuple[str, str], str] = {
 }
 
 
+# Moves only Alertmanager makes: a person cannot "re-trigger" a mitigated incident.
+SYSTEM_ONLY = {(S.MITIGATED, S.TRIGGERED), (S.MITIGATED, S.ACKNOWLEDGED)}
+
+
 @dataclass(frozen=True)
 class Transition:
     from_status: str
@@ -54,6 +58,11 @@ def apply_transition(
     if from_status == to_status:
         raise TransitionError(f"Incident #{incident.pk} is already {to_status}.")
     verb = ALLOWED.get((from_status, to_status))
+    if actor is not None and (from_status, to_status) in SYSTEM_ONLY:
+        raise TransitionError(
+            f"Incident #{incident.pk} is mitigated; it goes back to {to_status} only when "
+            "its alerts fire again. Resolve it, or add a note."
+        )
     if verb is None:
         raise TransitionError(
             f"Incident #{incident.pk} is {from_status}; it cannot move to {to_status}."

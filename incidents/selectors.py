@@ -2,6 +2,7 @@
 
 from dataclasses import dataclass
 
+from django.contrib.auth import get_user_model
 from django.db.models import Count, Q, QuerySet
 
 from incidents.models import (
@@ -108,3 +109,32 @@ def webhook_receipt_list(*, outcome: str = "") -> QuerySet[WebhookReceipt]:
     elif outcome:
         qs = qs.filter(outcome=outcome)
     return qs
+
+
+def webhook_receipt_get(*, receipt_id: int) -> WebhookReceipt | None:
+    return WebhookReceipt.objects.select_related("replay_of").filter(pk=receipt_id).first()
+
+
+def webhook_receipt_replays(*, receipt_id: int) -> list[WebhookReceipt]:
+    return list(
+        WebhookReceipt.objects.filter(replay_of_id=receipt_id)
+        .defer("body")
+        .order_by("-received_at", "-id")
+    )
+
+
+def commander_candidates():
+    """Active users who may command (hold incidents.take_command), in one query."""
+    perm = {"codename": "take_command", "content_type__app_label": "incidents"}
+    return (
+        get_user_model()
+        .objects.filter(is_active=True)
+        .filter(
+            Q(is_superuser=True)
+            | Q(**{f"user_permissions__{k}": v for k, v in perm.items()})
+            | Q(**{f"groups__permissions__{k}": v for k, v in perm.items()})
+        )
+        .distinct()
+        .order_by("username")
+        .only("id", "username", "first_name", "last_name")
+    )

@@ -1,4 +1,21 @@
 from django.urls import path
 
+from incidents import views
+
 app_name = "incidents"
-urlpatterns: list = []
+urlpatterns = [
+    path("", views.incident_list, name="list"),
+    path("incidents/<int:pk>/", views.incident_detail, name="detail"),
+    path("incidents/<int:pk>/header/", views.incident_header, name="header"),
+    path("incidents/<int:pk>/alerts/", views.incident_alerts, name="alerts"),
+    path("incidents/<int:pk>/timeline/", views.incident_timeline, name="timeline"),
+    path("incidents/<int:pk>/acknowledge/", views.incident_acknowledge, name="acknowledge"),
+    path("incidents/<int:pk>/mitigate/", views.incident_mitigate, name="mitigate"),
+    path("incidents/<int:pk>/resolve/", views.incident_resolve, name="resolve"),
+    path("incidents/<int:pk>/reopen/", views.incident_reopen, name="reopen"),
+    path("incidents/<int:pk>/commander/", views.incident_commander, name="commander"),
+    path("incidents/<int:pk>/notes/", views.incident_note, name="notes"),
+    path("receipts/", views.receipt_list, name="receipts"),
+    path("receipts/<int:pk>/", views.receipt_detail, name="receipt-detail"),
+    path("receipts/<int:pk>/replay/", views.receipt_replay, name="receipt-replay"),
+]

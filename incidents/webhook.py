@@ -73,7 +73,7 @@ def alertmanager_webhook(request):
                 meta=meta,
                 outcome=ReceiptOutcome.REJECTED,
                 http_status=400,
-                error=str(exc),
+                error=exc.message,
                 error_field=exc.field,
             )
         except (OperationalError, InterfaceError):

@@ -74,7 +74,7 @@ def webhook_receipt_replay(*, receipt_id: int, actor_id: int | None = None) -> W
             meta=meta,
             outcome=ReceiptOutcome.REJECTED,
             http_status=400,
-            error=str(exc),
+            error=exc.message,
             error_field=exc.field,
         )
     result: IngestResult = alerts_ingest(payload=payload, meta=meta)

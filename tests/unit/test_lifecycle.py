@@ -44,6 +44,7 @@ def test_resolve_without_ack_counts_as_acknowledged(make_user):
     ("start", "service"),
     [
         ("acknowledged", "incident_acknowledge"),
+        ("mitigated", "incident_acknowledge"),
         ("resolved", "incident_acknowledge"),
         ("mitigated", "incident_mitigate"),
         ("resolved", "incident_resolve"),

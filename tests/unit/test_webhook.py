@@ -181,6 +181,13 @@ def test_incident_fields_come_from_the_alert(post_webhook):
     assert kinds == ["incident_opened", "alert_fired"]
 
 
+def test_title_does_not_repeat_the_alert_name(post_webhook):
+    a = alert()
+    a["annotations"]["summary"] = "VLLMHighTTFT on vllm-chat: p99 9.8s"
+    post_webhook(notification([a]))
+    assert Incident.objects.get().title == "VLLMHighTTFT on vllm-chat: p99 9.8s"
+
+
 @pytest.mark.parametrize(
     ("severity", "sev"),
     [("critical", "SEV1"), ("error", "SEV2"), ("warning", "SEV3"), ("info", "SEV4"), ("", "SEV3")],

@@ -30,7 +30,7 @@ class Command(BaseCommand):
 
     def handle(self, *args, host: str, port: int, no_demo: bool, **options):
         var = Path(settings.VAR_DIR)
-        for sub in ("broker/queue", "broker/processed", "logs"):
+        for sub in ("broker/queue", "broker/processed", "broker/control", "logs"):
             (var / sub).mkdir(parents=True, exist_ok=True)
         call_command("migrate", interactive=False, verbosity=0)
         call_command("collectstatic", interactive=False, verbosity=0)

@@ -1,0 +1,168 @@
+"""Django admin for incidents: mostly read-only, because state changes go through services.
+
+Status, commander and the transition timestamps are changed only by the lifecycle
+services (which write the timeline); the admin can fix a title, runbook or namespace.
+The timeline is append-only and webhook bodies are evidence: both are read-only here.
+"""
+
+from django.contrib import admin
+
+from incidents.models import Alert, Incident, TimelineEvent, WebhookReceipt
+
+
+class AlertInline(admin.TabularInline):
+    model = Alert
+    fields = ("alertname", "status", "severity", "fingerprint", "starts_at", "ends_at")
+    readonly_fields = fields
+    extra = 0
+    show_change_link = True
+    can_delete = False
+    ordering = ("-starts_at",)
+
+    def has_add_permission(self, request, obj=None) -> bool:
+        return False
+
+
+@admin.register(Incident)
+class IncidentAdmin(admin.ModelAdmin):
+    list_display = (
+        "id",
+        "title",
+        "severity",
+        "status",
+        "runbook",
+        "namespace",
+        "commander",
+        "triggered_at",
+        "resolved_at",
+    )
+    list_display_links = ("id", "title")
+    list_filter = ("status", "severity", "runbook", "namespace")
+    search_fields = ("=id", "title", "runbook", "namespace", "grouping_key")
+    list_select_related = ("commander",)
+    date_hierarchy = "triggered_at"
+    readonly_fields = (
+        "status",
+        "severity",
+        "commander",
+        "grouping_key",
+        "group_labels",
+        "started_at",
+        "triggered_at",
+        "acknowledged_at",
+        "mitigated_at",
+        "resolved_at",
+        "reopened_at",
+        "reopen_count",
+        "last_alert_at",
+        "created_at",
+        "updated_at",
+    )
+    fieldsets = (
+        (None, {"fields": ("title", "runbook", "namespace")}),
+        (
+            "State (changed from the console, so the timeline records it)",
+            {
+                "fields": ("status", "severity", "commander", "reopen_count"),
+            },
+        ),
+        (
+            "Lifecycle",
+            {
+                "fields": (
+                    "started_at",
+                    "triggered_at",
+                    "acknowledged_at",
+                    "mitigated_at",
+                    "resolved_at",
+                    "reopened_at",
+                    "last_alert_at",
+                ),
+            },
+        ),
+        ("Grouping", {"fields": ("grouping_key", "group_labels", "created_at", "updated_at")}),
+    )
+    inlines = (AlertInline,)
+
+    def has_add_permission(self, request) -> bool:
+        return False  # incidents are opened by alerts
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False  # deleting would take the timeline (the audit record) with it
+
+
+@admin.register(Alert)
+class AlertAdmin(admin.ModelAdmin):
+    list_display = ("id", "alertname", "status", "severity", "incident", "starts_at", "ends_at")
+    list_filter = ("status", "severity", "alertname")
+    search_fields = ("alertname", "fingerprint", "grouping_key")
+    list_select_related = ("incident",)
+    raw_id_fields = ("incident",)
+    date_hierarchy = "starts_at"
+    readonly_fields = (
+        "fingerprint",
+        "starts_at",
+        "alertname",
+        "status",
+        "severity",
+        "labels",
+        "annotations",
+        "ends_at",
+        "generator_url",
+        "grouping_key",
+        "first_received_at",
+        "last_received_at",
+        "receive_count",
+    )
+
+    def has_add_permission(self, request) -> bool:
+        return False  # alerts come from Alertmanager
+
+
+@admin.register(TimelineEvent)
+class TimelineEventAdmin(admin.ModelAdmin):
+    list_display = ("id", "incident", "kind", "occurred_at", "actor", "source", "short_message")
+    list_filter = ("kind", "source")
+    search_fields = ("message", "=incident__id")
+    list_select_related = ("incident", "actor")
+    date_hierarchy = "occurred_at"
+
+    @admin.display(description="message")
+    def short_message(self, obj: TimelineEvent) -> str:
+        return obj.message[:120]
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False
+
+
+@admin.register(WebhookReceipt)
+class WebhookReceiptAdmin(admin.ModelAdmin):
+    list_display = (
+        "id",
+        "received_at",
+        "outcome",
+        "http_status",
+        "alert_count",
+        "error_field",
+        "remote_addr",
+        "source",
+    )
+    list_filter = ("outcome", "http_status", "source")
+    search_fields = ("error", "error_field", "group_key")
+    date_hierarchy = "received_at"
+    raw_id_fields = ("replay_of",)
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).defer("body")  # bodies can be megabytes
+
+    def get_readonly_fields(self, request, obj=None):
+        return [f.name for f in self.model._meta.fields]
+
+    def has_add_permission(self, request) -> bool:
+        return False

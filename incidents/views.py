@@ -1,0 +1,373 @@
+"""Console pages for incidents and the webhook receipt log (server-rendered, htmx partials).
+
+Views stay thin: authorise, call one selector or service, render. The services check the
+fine-grained permissions themselves and raise PermissionDenied or DomainError; here those
+become a 403 page / an error message (409 with the message for htmx requests).
+"""
+
+import hashlib
+import json
+from collections.abc import Callable
+from functools import wraps
+from urllib.parse import urlencode
+
+from django.contrib import messages
+from django.contrib.auth.views import redirect_to_login
+from django.core.exceptions import PermissionDenied
+from django.core.paginator import Paginator
+from django.db.models import prefetch_related_objects
+from django.http import Http404, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_POST
+from django_htmx.http import HttpResponseClientRedirect, reswap, retarget, trigger_client_event
+
+from console.errors import DomainError
+from console.roles import has_any_role
+from incidents import selectors, services
+from incidents.lifecycle import ALLOWED
+from incidents.models import IncidentStatus, ReceiptOutcome, Severity
+from incidents.services.lifecycle import NOTE_MAX_CHARS
+
+NO_ROLE_MESSAGE = (
+    "Your account has no console role yet; ask an admin to add you to viewer, responder, "
+    "commander or admin."
+)
+INCIDENTS_PER_PAGE = 25
+RECEIPTS_PER_PAGE = 50
+ALERTS_SHOWN = 200
+TIMELINE_SHOWN = 500
+CHANGED_EVENT = "incident-changed"  # htmx event: alerts and timeline re-fetch
+STALE_EVENT = "incident-stale"  # htmx event: the header re-fetches (an action was refused)
+RECEIPT_FILTERS = {
+    "": "All",
+    "dead": "Dead letters (rejected + failed)",
+    "accepted": "Accepted",
+    "replayed": "Replayed",
+}
+S = IncidentStatus
+
+
+# --- access ---------------------------------------------------------------------------
+def _flash(request, message: str, *, status: int) -> HttpResponse:
+    """An error for an htmx request: shown in the page's message area, nothing else swapped."""
+    response = render(request, "incidents/_flash.html", {"flash_error": message}, status=status)
+    return reswap(retarget(response, "#flash"), "innerHTML")
+
+
+def _forbidden(request, message: str) -> HttpResponse:
+    if request.htmx:
+        return _flash(request, message, status=403)
+    return render(request, "403.html", {"exception": message}, status=403)
+
+
+def console_view(perm: str | None = None):
+    """Login required, a console role required, and optionally one permission."""
+
+    def decorator(view: Callable) -> Callable:
+        @wraps(view)
+        def wrapper(request, *args, **kwargs):
+            if not request.user.is_authenticated:
+                if request.htmx:  # session expired under a polling page: reload to log in
+                    here = request.htmx.current_url_abs_path or request.get_full_path()
+                    login = f"{reverse('login')}?{urlencode({'next': here})}"
+                    return HttpResponseClientRedirect(login)
+                return redirect_to_login(request.get_full_path())
+            # One groups query serves both this check and the user_roles context processor.
+            prefetch_related_objects([request.user], "groups")
+            if not has_any_role(request.user):
+                return _forbidden(request, NO_ROLE_MESSAGE)
+            if perm and not request.user.has_perm(perm):
+                return _forbidden(request, f"Your role does not allow this ({perm}).")
+            return view(request, *args, **kwargs)
+
+        return wrapper
+
+    return decorator
+
+
+# --- incident list --------------------------------------------------------------------
+@require_GET
+@console_view("incidents.view_incident")
+def incident_list(request):
+    filters = selectors.IncidentFilters.from_params(request.GET)
+    page = Paginator(selectors.incident_list(filters=filters), INCIDENTS_PER_PAGE).get_page(
+        request.GET.get("page")
+    )
+    context = {"filters": filters, "page": page}
+    if request.htmx:
+        return render(request, "incidents/_incident_table.html", context)
+    context.update(
+        runbooks=selectors.incident_runbooks(),
+        severities=Severity.choices,
+        statuses=[("", "All"), ("open", "Open"), *S.choices],
+    )
+    return render(request, "incidents/list.html", context)
+
+
+# --- incident detail and its partials -------------------------------------------------
+def _allowed_actions(user, incident) -> dict[str, bool]:
+    """The buttons to show: the user's permissions and the moves lifecycle.ALLOWED permits
+    from this status with the button's own verb (so no "Acknowledge" on a mitigated
+    incident: that move exists only as a re-trigger by alerts firing again)."""
+    can, status = user.has_perm, incident.status
+
+    def move(to: str, verb: str) -> bool:
+        return ALLOWED.get((status, to)) == verb
+
+    mine, free = incident.commander_id == user.pk, incident.commander_id is None
+    return {
+        "acknowledge": can("incidents.acknowledge_incident")
+        and move(S.ACKNOWLEDGED, "acknowledged"),
+        "mitigate": can("incidents.mitigate_incident") and move(S.MITIGATED, "mitigated"),
+        "resolve": can("incidents.resolve_incident") and move(S.RESOLVED, "resolved"),
+        "reopen": can("incidents.reopen_incident") and move(S.TRIGGERED, "reopened"),
+        "take_command": not mine
+        and ((free and can("incidents.take_command")) or can("incidents.assign_commander")),
+        "assign": can("incidents.assign_commander"),
+        "note": can("incidents.add_note"),
+    }
+
+
+def _version(incident) -> str:
+    """Changes whenever anything the header shows changes; the poll skips a swap otherwise."""
+    state = (
+        incident.status,
+        incident.severity,
+        incident.title,
+        incident.commander_id,
+        incident.updated_at,
+        incident.last_alert_at,
+        incident.alert_count,
+        incident.firing_count,
+    )
+    return hashlib.blake2s(repr(state).encode(), digest_size=8).hexdigest()
+
+
+def _get_incident(pk: int):
+    incident = selectors.incident_get(incident_id=pk)
+    if incident is None:
+        raise Http404(f"Incident #{pk} does not exist.")
+    return incident
+
+
+def _header_context(request, incident) -> dict:
+    actions = _allowed_actions(request.user, incident)
+    return {
+        "incident": incident,
+        "actions": actions,
+        "version": _version(incident),
+        "candidates": selectors.commander_candidates() if actions["assign"] else (),
+    }
+
+
+def _alerts_context(incident) -> dict:
+    alerts = list(selectors.incident_alerts(incident_id=incident.pk)[:ALERTS_SHOWN])
+    return {
+        "incident": incident,
+        "alerts": alerts,
+        "alerts_cut": incident.alert_count > len(alerts),
+    }
+
+
+def _timeline_context(incident_id: int) -> dict:
+    newest_first = selectors.incident_timeline(incident_id=incident_id).order_by(
+        "-occurred_at", "-id"
+    )
+    events = list(newest_first[: TIMELINE_SHOWN + 1])
+    cut = len(events) > TIMELINE_SHOWN
+    events = events[:TIMELINE_SHOWN][::-1]
+    last_id = max((e.pk for e in events), default=0)
+    return {"incident_id": incident_id, "events": events, "events_cut": cut, "last_id": last_id}
+
+
+@require_GET
+@console_view("incidents.view_incident")
+def incident_detail(request, pk: int):
+    incident = _get_incident(pk)
+    context = {
+        **_header_context(request, incident),
+        **_alerts_context(incident),
+        **_timeline_context(incident.pk),
+        "note_max": NOTE_MAX_CHARS,
+    }
+    return render(request, "incidents/detail.html", context)
+
+
+@require_GET
+@console_view("incidents.view_incident")
+def incident_header(request, pk: int):
+    incident = _get_incident(pk)
+    context = _header_context(request, incident)
+    if request.GET.get("v") == context["version"]:
+        return HttpResponse(status=204)  # nothing changed: keep what the user is typing
+    response = render(request, "incidents/_incident_header.html", context)
+    return trigger_client_event(response, CHANGED_EVENT)
+
+
+@require_GET
+@console_view("incidents.view_incident")
+def incident_alerts(request, pk: int):
+    return render(request, "incidents/_alerts.html", _alerts_context(_get_incident(pk)))
+
+
+@require_GET
+@console_view("incidents.view_incident")
+def incident_timeline(request, pk: int):
+    after = request.GET.get("after", "")
+    if after.isdigit() and not (
+        selectors.incident_timeline(incident_id=pk, after_id=int(after)).exists()
+    ):
+        return HttpResponse(status=204)  # no new events since the last render
+    return render(request, "incidents/_timeline.html", _timeline_context(pk))
+
+
+# --- incident actions (POST) ----------------------------------------------------------
+def _act(request, pk: int, call: Callable[[], object], done: str, htmx_partial: str = "header"):
+    try:
+        call()
+    except PermissionDenied as exc:
+        return _forbidden(request, str(exc) or "Your role does not allow this.")
+    except DomainError as exc:
+        if exc.code == "not_found":
+            raise Http404(str(exc)) from None
+        if request.htmx:  # the page was probably out of date: show why, then refresh it
+            return trigger_client_event(_flash(request, str(exc), status=409), STALE_EVENT)
+        messages.error(request, str(exc))
+        return redirect("incidents:detail", pk=pk)
+    if not request.htmx:
+        messages.success(request, done)
+        return redirect("incidents:detail", pk=pk)
+    if htmx_partial == "note":
+        context = {"incident_id": pk, "note_max": NOTE_MAX_CHARS}
+        response = render(request, "incidents/_note_form.html", context)
+    else:
+        response = render(
+            request, "incidents/_incident_header.html", _header_context(request, _get_incident(pk))
+        )
+    response.write('<div id="flash" hx-swap-oob="innerHTML"></div>')  # clear an old error
+    return trigger_client_event(response, CHANGED_EVENT)
+
+
+def _reason(request) -> str:
+    return request.POST.get("reason", "")
+
+
+@require_POST
+@console_view()
+def incident_acknowledge(request, pk: int):
+    def call():
+        services.incident_acknowledge(incident_id=pk, actor=request.user)
+
+    return _act(request, pk, call, f"Incident #{pk} acknowledged.")
+
+
+@require_POST
+@console_view()
+def incident_mitigate(request, pk: int):
+    def call():
+        services.incident_mitigate(incident_id=pk, actor=request.user, reason=_reason(request))
+
+    return _act(request, pk, call, f"Incident #{pk} marked mitigated.")
+
+
+@require_POST
+@console_view()
+def incident_resolve(request, pk: int):
+    def call():
+        services.incident_resolve(incident_id=pk, actor=request.user, reason=_reason(request))
+
+    return _act(request, pk, call, f"Incident #{pk} resolved.")
+
+
+@require_POST
+@console_view()
+def incident_reopen(request, pk: int):
+    def call():
+        services.incident_reopen(incident_id=pk, actor=request.user, reason=_reason(request))
+
+    return _act(request, pk, call, f"Incident #{pk} reopened.")
+
+
+@require_POST
+@console_view()
+def incident_commander(request, pk: int):
+    raw = request.POST.get("commander_id", "").strip()
+
+    def call():
+        if raw and not raw.isdigit():
+            raise DomainError(f"Commander id {raw!r} is not a number.", code="invalid")
+        commander_id = int(raw) if raw else None
+        services.incident_commander_set(
+            incident_id=pk, actor=request.user, commander_id=commander_id
+        )
+
+    return _act(request, pk, call, f"Commander of incident #{pk} updated.")
+
+
+@require_POST
+@console_view()
+def incident_note(request, pk: int):
+    def call():
+        services.incident_note_add(
+            incident_id=pk, actor=request.user, text=request.POST.get("text", "")
+        )
+
+    return _act(request, pk, call, "Note added to the timeline.", htmx_partial="note")
+
+
+# --- webhook receipts -----------------------------------------------------------------
+@require_GET
+@console_view("incidents.view_webhookreceipt")
+def receipt_list(request):
+    outcome = request.GET.get("outcome", "")
+    if outcome not in RECEIPT_FILTERS:
+        outcome = ""
+    receipts = selectors.webhook_receipt_list(outcome=outcome)
+    page = Paginator(receipts, RECEIPTS_PER_PAGE).get_page(request.GET.get("page"))
+    context = {"page": page, "outcome": outcome, "outcome_filters": RECEIPT_FILTERS.items()}
+    return render(request, "incidents/receipt_list.html", context)
+
+
+def _pretty_body(body: str) -> tuple[str, bool]:
+    try:
+        return json.dumps(json.loads(body), indent=2, ensure_ascii=False), True
+    except (ValueError, RecursionError):
+        return body, False
+
+
+@require_GET
+@console_view("incidents.view_webhookreceipt")
+def receipt_detail(request, pk: int):
+    receipt = selectors.webhook_receipt_get(receipt_id=pk)
+    if receipt is None:
+        raise Http404(f"Webhook receipt #{pk} does not exist.")
+    body, is_json = _pretty_body(receipt.body)
+    context = {
+        "receipt": receipt,
+        "body": body,
+        "body_is_json": is_json,
+        "replays": selectors.webhook_receipt_replays(receipt_id=pk),
+        "replayable": receipt.outcome in (ReceiptOutcome.REJECTED, ReceiptOutcome.FAILED),
+    }
+    return render(request, "incidents/receipt_detail.html", context)
+
+
+@require_POST
+@console_view()
+def receipt_replay(request, pk: int):
+    try:
+        services.webhook_receipt_replay_request(receipt_id=pk, actor=request.user)
+    except PermissionDenied as exc:
+        return _forbidden(request, str(exc))
+    except DomainError as exc:
+        if exc.code == "not_found":
+            raise Http404(str(exc)) from None
+        messages.error(request, str(exc))
+    else:
+        messages.success(
+            request,
+            f"Replay queued: a worker will run body #{pk} through ingestion again; "
+            "the result appears below as a new receipt.",
+        )
+    return redirect("incidents:receipt-detail", pk=pk)
