@@ -131,7 +131,15 @@ def _load(incoming: dict[tuple, ParsedAlert], group_keys: set[str], now) -> _Loa
     """Two locking reads: the alerts concerned (plus recent orphans of these groups),
     then the incidents concerned. Rows are locked in primary-key order."""
     cutoff = now - timedelta(seconds=settings.INCIDENT_REOPEN_WINDOW_SECONDS)
-    known = Q(fingerprint__in={fp for fp, _ in incoming}, starts_at__in={s for _, s in incoming})
+    # Fingerprints plus the startsAt range, not two IN lists: a range scan per
+    # fingerprint on the (fingerprint, starts_at) index instead of every combination.
+    # Exact pairs are picked out below.
+    starts = [s for _, s in incoming]
+    known = Q(
+        fingerprint__in={fp for fp, _ in incoming},
+        starts_at__gte=min(starts),
+        starts_at__lte=max(starts),
+    )
     orphan = Q(incident__isnull=True, grouping_key__in=group_keys, last_received_at__gte=cutoff)
     rows = Alert.objects.select_for_update().filter(known | orphan).order_by("pk")
     existing: dict[tuple, Alert] = {}
@@ -140,7 +148,11 @@ def _load(incoming: dict[tuple, ParsedAlert], group_keys: set[str], now) -> _Loa
         key = (row.fingerprint, row.starts_at)
         if key in incoming:
             existing[key] = row
-        elif row.incident_id is None:
+        elif (
+            row.incident_id is None
+            and row.grouping_key in group_keys
+            and row.last_received_at >= cutoff
+        ):
             orphans[row.grouping_key].append(row)
 
     held = {a.incident_id for a in existing.values() if a.incident_id}

@@ -341,3 +341,34 @@ def test_legacy_and_current_payloads_update_the_same_alert(post_webhook):
     post_webhook(notification([resolved(a)], newest=True))
     assert Alert.objects.count() == 1
     assert Incident.objects.get().status == "mitigated"
+
+
+def test_earlier_episode_of_the_same_alert_is_left_alone(post_webhook, make_user):
+    # Same labels (fingerprint), earlier startsAt, inside the new delivery's range.
+    commander = make_user("cmd", role="commander")
+    first = alert(starts_at=BASE)
+    post_webhook(notification([first]))
+    post_webhook(notification([resolved(first)]))
+    old = Incident.objects.get()
+    services.incident_resolve(incident_id=old.pk, actor=commander)
+    Incident.objects.filter(pk=old.pk).update(resolved_at=timezone.now() - timedelta(days=1))
+    later = alert(starts_at=BASE + timedelta(hours=1))
+    other = alert(pod="p9", starts_at=BASE - timedelta(minutes=1))
+    post_webhook(notification([later, other]))
+    new = Incident.objects.exclude(pk=old.pk).get()
+    assert set(new.alerts.values_list("starts_at", flat=True)) == {
+        BASE + timedelta(hours=1),
+        BASE - timedelta(minutes=1),
+    }
+    assert Alert.objects.get(starts_at=BASE).incident_id == old.pk
+
+
+def test_orphan_older_than_the_window_is_not_adopted(post_webhook, settings):
+    post_webhook(notification([resolved(alert(pod="stale"))]))
+    Alert.objects.update(
+        last_received_at=timezone.now()
+        - timedelta(seconds=settings.INCIDENT_REOPEN_WINDOW_SECONDS + 60)
+    )
+    post_webhook(notification([alert(pod="fresh")]))
+    assert Incident.objects.get().alerts.count() == 1
+    assert Alert.objects.get(labels__pod="stale").incident is None
