@@ -27,9 +27,11 @@ WORKDIR /app
 # The code stays owned by root (read-only for the app user); only var/ is writable.
 COPY . .
 # Static files are collected into the image ($VAR_DIR/staticfiles, served by whitenoise).
-# The settings refuse to load without SECRET_KEY when DEBUG is off; this one exists for
-# this build step only and is not kept in the image.
-RUN SECRET_KEY=collectstatic-build-only-not-a-secret python manage.py collectstatic --noinput \
+# The settings refuse to load without SECRET_KEY when DEBUG is off; these exist for this
+# build step only and are not kept in the image (with them set, embedded mode writes no
+# secret files into var/).
+RUN SECRET_KEY=collectstatic-build-only-not-a-secret ALERTMANAGER_TOKEN=build-only \
+    python manage.py collectstatic --noinput \
     && mkdir -p /app/var \
     && chown -R console:console /app/var
 
