@@ -16,8 +16,10 @@ $(STAMP): requirements.lock
 
 venv: $(STAMP)
 
-## Run the console on embedded defaults: SQLite + filesystem broker + a real worker.
+## The whole loop on embedded defaults: web + worker (SQLite, filesystem broker),
+## the fleet simulator, Prometheus and Alertmanager.
 run: $(STAMP)
+	@scripts/install-monitoring.sh
 	$(PY) manage.py runstack --port $(PORT)
 
 ## The one test command (README and .ci/run call it).

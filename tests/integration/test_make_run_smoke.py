@@ -3,17 +3,13 @@ filesystem broker, with a real worker process. Post a webhook, see the incident 
 and have the worker process a task (a dead-letter replay) through the broker folder."""
 
 import json
-import os
-import re
-import signal
 import sqlite3
-import subprocess
 from pathlib import Path
 
 import pytest
 import requests
 
-from tests.helpers import free_port, wait_for
+from tests.helpers import wait_for
 from tests.payloads import alert, notification
 
 pytestmark = [pytest.mark.smoke, pytest.mark.timeout(240)]
@@ -21,49 +17,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
-def stack(tmp_path):
-    port = free_port()
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("DATABASE_URL", "CELERY_"))}
-    env.pop("DJANGO_SETTINGS_MODULE", None)
-    env.pop("ALERTMANAGER_TOKEN", None)
-    env.pop("SECRET_KEY", None)
-    env.update(VAR_DIR=str(tmp_path / "var"), PORT=str(port))
-    log = open(tmp_path / "run.log", "w+")  # noqa: SIM115
-    proc = subprocess.Popen(
-        ["make", "run", f"PORT={port}"], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
-        start_new_session=True,
-    )  # fmt: skip
-    base = f"http://127.0.0.1:{port}"
-    try:
-        wait_for(lambda: requests.get(base + "/readyz", timeout=2).ok, timeout=120,
-                 what="make run to answer /readyz")  # fmt: skip
-        log.seek(0)
-        text = log.read()
-        token = re.search(r"Authorization: Bearer (\S+)", text).group(1)
-        user, password = re.search(r"demo login: (\S+) / (\S+)", text).groups()
-        yield {"base": base, "token": token, "user": user, "password": password,
-               "var": tmp_path / "var", "log": tmp_path / "run.log"}  # fmt: skip
-    finally:
-        os.killpg(proc.pid, signal.SIGINT)
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-        log.close()
-
-
-def login(base: str, user: str, password: str) -> requests.Session:
-    s = requests.Session()
-    s.get(base + "/login/", timeout=5)
-    r = s.post(
-        base + "/login/",
-        data={"username": user, "password": password,
-              "csrfmiddlewaretoken": s.cookies["csrftoken"]},
-        headers={"Referer": base + "/login/"}, timeout=5,
-    )  # fmt: skip
-    assert r.ok, r.text[:500]
-    assert "sessionid" in s.cookies, "login failed"
-    return s
+def stack(make_run):
+    return make_run(console_only=True)
 
 
 def test_make_run_serves_the_console_and_the_worker_consumes(stack):
@@ -81,7 +36,7 @@ def test_make_run_serves_the_console_and_the_worker_consumes(stack):
     incident_id = r.json()["opened"][0]
     assert requests.post(hook, json=body, headers=auth, timeout=10).json()["opened"] == []
 
-    s = login(base, stack["user"], stack["password"])
+    s = stack["login"]()
     page = s.get(f"{base}/incidents/{incident_id}/", timeout=5)
     assert page.status_code == 200
     assert "VLLMKVCachePressure" in page.text

@@ -1,8 +1,10 @@
-"""`make run`: the whole console on one machine with no server to install.
+"""`make run`: the whole loop on one machine with no server to install.
 
-Migrates, loads the demo data, then supervises three real processes: gunicorn (web),
-a Celery worker with embedded beat, both sharing the SQLite file (WAL) and kombu's
-filesystem broker under VAR_DIR. Ctrl-C stops them all; if one dies, all stop.
+Migrates, loads the demo data, then supervises the processes: gunicorn (web), a Celery
+worker with embedded beat (sharing the SQLite file in WAL mode and kombu's filesystem
+broker under VAR_DIR), the vLLM fleet simulator (a test double for the cluster),
+Prometheus and Alertmanager (the real programs, when installed). Ctrl-C stops them all;
+if one dies, all stop.
 """
 
 import json
@@ -17,6 +19,8 @@ from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand
 
+from console.localstack import RULES_DIR, Ports, monitoring_commands
+
 BIN = Path(sys.executable).parent
 
 
@@ -27,8 +31,11 @@ class Command(BaseCommand):
         parser.add_argument("--host", default=os.environ.get("HOST", "127.0.0.1"))
         parser.add_argument("--port", type=int, default=int(os.environ.get("PORT", "8000")))
         parser.add_argument("--no-demo", action="store_true", help="skip demo data")
+        parser.add_argument(
+            "--console-only", action="store_true", help="no simulator, Prometheus, Alertmanager"
+        )
 
-    def handle(self, *args, host: str, port: int, no_demo: bool, **options):
+    def handle(self, *args, host: str, port: int, no_demo: bool, console_only: bool, **options):
         var = Path(settings.VAR_DIR)
         for sub in ("broker/queue", "broker/processed", "broker/control", "logs"):
             (var / sub).mkdir(parents=True, exist_ok=True)
@@ -42,12 +49,51 @@ class Command(BaseCommand):
             call_command("seed_demo", stdout=out)
             seeded = json.loads(out.getvalue())
             creds = f"{seeded['username']} / {seeded['password']}"
-        env = {**os.environ, "DJANGO_SETTINGS_MODULE": "console.settings"}
-        children = self._start(env, host, port, var)
-        self._banner(host, port, creds)
+        ports = Ports(
+            web=port,
+            simulator=int(os.environ.get("SIMULATOR_PORT", "9400")),
+            prometheus=int(os.environ.get("PROMETHEUS_PORT", "9090")),
+            alertmanager=int(os.environ.get("ALERTMANAGER_PORT", "9093")),
+        )
+        kubeconfig = var / "simulator" / "kubeconfig"
+        env = {
+            **os.environ,
+            "DJANGO_SETTINGS_MODULE": "console.settings",
+            "PROMETHEUS_URL": f"http://127.0.0.1:{ports.prometheus}",
+            "KUBECONFIG": os.environ.get("KUBECONFIG", str(kubeconfig)),
+        }
+        commands = self._console_commands(host, port, var)
+        if not console_only:
+            commands.update(self._loop_commands(var, ports, kubeconfig))
+        children = {}
+        for name, cmd in commands.items():
+            # Own process group, so stopping one stops its children (gunicorn workers).
+            children[name] = subprocess.Popen(cmd, env=env, start_new_session=True)  # noqa: S603
+        self._banner(host, port, creds, ports if not console_only else None, commands)
         self._supervise(children)
 
-    def _start(self, env, host, port, var) -> dict[str, subprocess.Popen]:
+    def _loop_commands(self, var: Path, ports: Ports, kubeconfig: Path) -> dict[str, list[str]]:
+        token_file = var / "alertmanager" / "console-token"
+        token_file.parent.mkdir(parents=True, exist_ok=True)
+        token_file.write_text(settings.ALERTMANAGER_TOKEN)
+        token_file.chmod(0o600)
+        sim = [
+            sys.executable, "-m", "simulator", "serve", "--host", "127.0.0.1",
+            "--port", str(ports.simulator), "--kubeconfig", str(kubeconfig),
+            "--speed", os.environ.get("SIMULATOR_SPEED", "1"),
+            "--startup-delay", os.environ.get("SIMULATOR_STARTUP_DELAY", "20"),
+        ]  # fmt: skip
+        # PROMETHEUS_RULES_DIR: tests use a copy of the rules with shorter windows.
+        rules = Path(os.environ.get("PROMETHEUS_RULES_DIR", str(RULES_DIR)))
+        monitoring = monitoring_commands(var, ports, token_file, rules)
+        for missing in {"prometheus", "alertmanager"} - set(monitoring):
+            self.stderr.write(
+                f"{missing} is not installed, so alerts will not reach the console. "
+                "Install it: sudo apt-get install prometheus prometheus-alertmanager"
+            )
+        return {"simulator": sim, **monitoring}
+
+    def _console_commands(self, host, port, var) -> dict[str, list[str]]:
         web = [
             str(BIN / "gunicorn"), "console.wsgi:application",
             "--bind", f"{host}:{port}", "--workers", "2", "--threads", "4",
@@ -58,13 +104,9 @@ class Command(BaseCommand):
             "--concurrency", "1", "--loglevel", "INFO", "--beat",
             "--schedule", str(var / "celerybeat-schedule"),
         ]  # fmt: skip
-        children = {}
-        for name, cmd in (("web", web), ("worker", worker)):
-            # Own process group, so stopping one stops its children (gunicorn workers).
-            children[name] = subprocess.Popen(cmd, env=env, start_new_session=True)  # noqa: S603
-        return children
+        return {"web": web, "worker": worker}
 
-    def _banner(self, host, port, creds) -> None:
+    def _banner(self, host, port, creds, ports: Ports | None, commands) -> None:
         lines = [
             "",
             f"  vLLM Incident Console: http://{host}:{port}/",
@@ -75,7 +117,15 @@ class Command(BaseCommand):
         ]
         if creds:
             lines.append(f"  demo login: {creds}")
-        lines += ["  Ctrl-C stops web and worker.", ""]
+        if ports is not None:
+            lines.append(
+                f"  simulator: http://127.0.0.1:{ports.simulator}/ (a test double, not a cluster)"
+            )
+            for name, p in (("prometheus", ports.prometheus), ("alertmanager", ports.alertmanager)):
+                state = f"http://127.0.0.1:{p}/" if name in commands else "NOT INSTALLED"
+                lines.append(f"  {name}: {state}")
+            lines.append("  try a failure: .venv/bin/python -m simulator inject ttft-spike")
+        lines += ["  Ctrl-C stops everything.", ""]
         self.stdout.write("\n".join(lines))
         self.stdout.flush()
 

@@ -1,0 +1,85 @@
+"""python -m simulator serve | inject <slug> | clear [slug] | status [--json]
+
+`serve` runs the simulator (a test double for a vLLM fleet on Kubernetes); the other
+commands talk to a running one over HTTP (--url, default http://127.0.0.1:9400).
+"""
+
+import argparse
+import contextlib
+import json
+import os
+import sys
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+DEFAULT_URL = os.environ.get("SIMULATOR_URL", "http://127.0.0.1:9400")
+TIMEOUT = 10
+
+
+def _call(url: str, method: str, path: str) -> dict:
+    if not url.startswith(("http://", "https://")):
+        sys.exit(f"--url must be http(s)://..., got {url!r}")
+    body = b"" if method == "POST" else None
+    req = urllib.request.Request(url.rstrip("/") + path, method=method, data=body)  # noqa: S310
+    try:
+        with urllib.request.urlopen(req, timeout=TIMEOUT) as resp:  # noqa: S310
+            return json.loads(resp.read())
+    except urllib.error.HTTPError as exc:
+        detail = exc.read().decode(errors="replace")
+        with contextlib.suppress(ValueError):
+            detail = json.loads(detail).get("error", detail)
+        sys.exit(f"simulator answered {exc.code}: {detail}")
+    except (urllib.error.URLError, TimeoutError) as exc:
+        sys.exit(f"no simulator at {url} ({exc}); start one with `python -m simulator serve`")
+
+
+def _print_status(data: dict) -> None:
+    active = data.get("active_scenarios") or data.get("active") or []
+    print(f"active scenarios: {', '.join(active) if active else 'none'}")
+    for key, value in data.items():
+        if key in ("active_scenarios", "active", "scenarios"):
+            continue
+        print(f"{key}: {json.dumps(value, sort_keys=True)}")
+    print(f"available: {', '.join(data.get('scenarios', []))}")
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m simulator", description=__doc__.split("\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    serve = sub.add_parser("serve", help="run the simulator")
+    serve.add_argument("--host", default=os.environ.get("SIMULATOR_HOST", "127.0.0.1"))
+    serve.add_argument("--port", type=int, default=int(os.environ.get("SIMULATOR_PORT", "9400")))
+    serve.add_argument("--kubeconfig", type=Path, default=Path("var/simulator/kubeconfig"))
+    serve.add_argument("--seed", type=int, default=0)
+    serve.add_argument("--speed", type=float, default=1.0, help="simulated seconds per second")
+    serve.add_argument("--startup-delay", type=float, default=20.0, help="new group start-up (s)")
+    for name, helptext in (("inject", "start a failure scenario"), ("clear", "stop scenarios")):
+        p = sub.add_parser(name, help=helptext)
+        p.add_argument("slug", nargs="?" if name == "clear" else None)
+        p.add_argument("--url", default=DEFAULT_URL)
+    status = sub.add_parser("status", help="fleet state and active scenarios")
+    status.add_argument("--json", action="store_true")
+    status.add_argument("--url", default=DEFAULT_URL)
+    args = parser.parse_args(argv)
+
+    if args.command == "serve":
+        from simulator.server import serve as run
+
+        run(host=args.host, port=args.port, kubeconfig=args.kubeconfig, seed=args.seed,
+            speed=args.speed, startup_delay_s=args.startup_delay)  # fmt: skip
+    elif args.command == "inject":
+        print(json.dumps(_call(args.url, "POST", f"/sim/inject/{args.slug}")))
+    elif args.command == "clear":
+        path = f"/sim/clear/{args.slug}" if args.slug else "/sim/clear"
+        print(json.dumps(_call(args.url, "POST", path)))
+    else:
+        data = _call(args.url, "GET", "/sim/status")
+        if args.json:
+            print(json.dumps(data, indent=2, sort_keys=True))
+        else:
+            _print_status(data)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,163 @@
+"""One HTTP server for the whole simulator: /metrics, the Kubernetes API under /api and
+/apis, and the scenario controls under /sim (inject, clear, status, history).
+
+The fleet ticks in a background thread; `speed` simulated seconds pass per real second
+(tests run faster than real time).
+"""
+
+import json
+import logging
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
+
+from simulator import metrics
+from simulator.fleet import Fleet
+from simulator.k8s_api import KubeApi, default_tokens
+from simulator.k8s_auth import token_for
+from simulator.kubeconfig import write_kubeconfig
+from simulator.objects import new_cluster
+from simulator.scenarios import SCENARIOS
+from simulator.store import CONFIGMAPS
+
+log = logging.getLogger("simulator")
+MAX_BODY = 1024 * 1024
+
+
+class Simulator:
+    def __init__(self, *, seed: int = 0, speed: float = 1.0, startup_delay_s: float = 20.0):
+        self.store = new_cluster()
+        self.fleet = Fleet(self.store, seed=seed, startup_delay_s=startup_delay_s)
+        self.tokens = default_tokens()
+        self.api = KubeApi(self.store, self.tokens)
+        self.speed = speed
+        self.lock = threading.Lock()
+        self._stop = threading.Event()
+        with self.lock:
+            self.fleet.tick(1.0)  # pods exist from the first request on
+
+    def run_ticks(self, interval: float = 1.0) -> None:
+        next_at = time.monotonic()
+        while not self._stop.is_set():
+            next_at += interval
+            with self.lock:
+                self.fleet.tick(interval * self.speed)
+            self._stop.wait(max(0.0, next_at - time.monotonic()))
+
+    def stop(self) -> None:
+        self._stop.set()
+
+    # --- /sim controls ----------------------------------------------------------------
+    def control(self, method: str, parts: list[str]) -> tuple[int, dict]:
+        if method == "GET" and parts == ["status"]:
+            with self.lock:
+                return 200, {"scenarios": sorted(SCENARIOS), **self.fleet.status()}
+        if method == "GET" and parts == ["history"]:
+            changes = self.store.changes(CONFIGMAPS)
+            return 200, {
+                "changes": [
+                    {"at": c.at, "actor": c.actor, "verb": c.verb, "name": c.name,
+                     "resourceVersion": c.resource_version}
+                    for c in changes
+                ]
+            }  # fmt: skip
+        if method == "POST" and len(parts) == 2 and parts[0] == "inject":
+            try:
+                with self.lock:
+                    self.fleet.inject(parts[1])
+            except ValueError as exc:
+                return 400, {"error": str(exc)}
+            return 200, {"injected": parts[1]}
+        if method == "POST" and parts[:1] == ["clear"] and len(parts) <= 2:
+            slug = parts[1] if len(parts) == 2 else None
+            try:
+                with self.lock:
+                    self.fleet.clear(slug)
+            except ValueError as exc:
+                return 400, {"error": str(exc)}
+            return 200, {"cleared": slug or "all"}
+        return 404, {"error": f"no such control: {method} /sim/{'/'.join(parts)}"}
+
+
+def _handler(sim: Simulator):
+    class Handler(BaseHTTPRequestHandler):
+        server_version = "vllm-fleet-simulator"
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, fmt, *args):  # route through logging, quieter
+            log.debug("%s %s", self.address_string(), fmt % args)
+
+        def _send(self, status: int, body: bytes, content_type: str) -> None:
+            self.send_response(status)
+            self.send_header("Content-Type", content_type)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            if self.command != "HEAD":
+                self.wfile.write(body)
+
+        def _json(self, status: int, data: dict) -> None:
+            self._send(status, json.dumps(data, indent=2).encode(), "application/json")
+
+        def _dispatch(self) -> None:
+            url = urlsplit(self.path)
+            length = int(self.headers.get("Content-Length") or 0)
+            if length > MAX_BODY:
+                self._json(413, {"error": "body too large"})
+                return
+            body = self.rfile.read(length) if length else b""
+            path = url.path
+            if path == "/metrics" and self.command in ("GET", "HEAD"):
+                with sim.lock:
+                    payload = metrics.render(sim.fleet)
+                self._send(200, payload, metrics.CONTENT_TYPE)
+            elif path in ("/healthz", "/readyz"):
+                self._json(200, {"status": "ok"})
+            elif path in ("/api", "/version") or path.startswith(("/api/", "/apis")):
+                headers = dict(self.headers.items())
+                query = parse_qs(url.query, keep_blank_values=True)
+                resp = sim.api.handle(self.command, path, query, headers, body)
+                self._send(resp.status, resp.body, resp.content_type)
+            elif path.startswith("/sim/"):
+                status, data = sim.control(self.command, [p for p in path[5:].split("/") if p])
+                self._json(status, data)
+            else:
+                self._json(404, {"error": f"not found: {path}"})
+
+        do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = do_HEAD = _dispatch
+
+    return Handler
+
+
+def serve(
+    *,
+    host: str,
+    port: int,
+    kubeconfig: Path,
+    seed: int = 0,
+    speed: float = 1.0,
+    startup_delay_s: float = 20.0,
+) -> None:
+    sim = Simulator(seed=seed, speed=speed, startup_delay_s=startup_delay_s)
+    httpd = ThreadingHTTPServer((host, port), _handler(sim))
+    httpd.daemon_threads = True
+    server_url = f"http://{host}:{httpd.server_address[1]}"
+    kubeconfig.parent.mkdir(parents=True, exist_ok=True)
+    # The console's worker gets a least-privilege token (the verbs the six actions use).
+    write_kubeconfig(kubeconfig, server=server_url, token=token_for(sim.tokens, "console-worker"))
+    ticker = threading.Thread(target=sim.run_ticks, name="fleet-tick", daemon=True)
+    ticker.start()
+    print(
+        f"vLLM fleet simulator (a test double, not a real cluster) on {server_url}\n"
+        f"  metrics: {server_url}/metrics   Kubernetes API: {server_url}/apis\n"
+        f"  kubeconfig: {kubeconfig}",
+        flush=True,
+    )
+    try:
+        httpd.serve_forever(poll_interval=0.5)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        sim.stop()
+        httpd.server_close()
