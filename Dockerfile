@@ -24,7 +24,9 @@ RUN python -m venv /opt/venv \
     && rm /tmp/requirements.lock
 
 WORKDIR /app
-# The code stays owned by root (read-only for the app user); only var/ is writable.
+# The code stays owned by root (read-only for the app user); only var/ is writable, and
+# /sim, where the demo simulator writes the kubeconfig it shares with the worker (a new
+# named volume takes this directory's owner).
 COPY . .
 # Static files are collected into the image ($VAR_DIR/staticfiles, served by whitenoise).
 # The settings refuse to load without SECRET_KEY when DEBUG is off; these exist for this
@@ -32,8 +34,8 @@ COPY . .
 # secret files into var/).
 RUN SECRET_KEY=collectstatic-build-only-not-a-secret ALERTMANAGER_TOKEN=build-only \
     python manage.py collectstatic --noinput \
-    && mkdir -p /app/var \
-    && chown -R console:console /app/var
+    && mkdir -p /app/var /sim \
+    && chown -R console:console /app/var /sim
 
 USER console
 EXPOSE 8000

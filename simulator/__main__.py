@@ -54,6 +54,7 @@ def main(argv: list[str] | None = None) -> None:
     serve.add_argument("--seed", type=int, default=0)
     serve.add_argument("--speed", type=float, default=1.0, help="simulated seconds per second")
     serve.add_argument("--startup-delay", type=float, default=20.0, help="new group start-up (s)")
+    serve.add_argument("--advertise-url", help="URL for the kubeconfig (default: bind address)")
     for name, helptext in (("inject", "start a failure scenario"), ("clear", "stop scenarios")):
         p = sub.add_parser(name, help=helptext)
         p.add_argument("slug", nargs="?" if name == "clear" else None)
@@ -67,7 +68,8 @@ def main(argv: list[str] | None = None) -> None:
         from simulator.server import serve as run
 
         run(host=args.host, port=args.port, kubeconfig=args.kubeconfig, seed=args.seed,
-            speed=args.speed, startup_delay_s=args.startup_delay)  # fmt: skip
+            speed=args.speed, startup_delay_s=args.startup_delay,
+            advertise_url=args.advertise_url)  # fmt: skip
     elif args.command == "inject":
         print(json.dumps(_call(args.url, "POST", f"/sim/inject/{args.slug}")))
     elif args.command == "clear":

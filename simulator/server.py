@@ -138,11 +138,15 @@ def serve(
     seed: int = 0,
     speed: float = 1.0,
     startup_delay_s: float = 20.0,
+    advertise_url: str | None = None,
 ) -> None:
     sim = Simulator(seed=seed, speed=speed, startup_delay_s=startup_delay_s)
     httpd = ThreadingHTTPServer((host, port), _handler(sim))
     httpd.daemon_threads = True
-    server_url = f"http://{host}:{httpd.server_address[1]}"
+    # The URL clients should use (written into the kubeconfig): a wildcard bind address
+    # is not one, so fall back to loopback unless told (e.g. http://simulator:9400).
+    shown_host = "127.0.0.1" if host in ("0.0.0.0", "::", "") else host  # noqa: S104
+    server_url = advertise_url or f"http://{shown_host}:{httpd.server_address[1]}"
     kubeconfig.parent.mkdir(parents=True, exist_ok=True)
     # The console's worker gets a least-privilege token (the verbs the six actions use).
     write_kubeconfig(kubeconfig, server=server_url, token=token_for(sim.tokens, "console-worker"))
