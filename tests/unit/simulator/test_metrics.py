@@ -13,7 +13,7 @@ from simulator.objects import new_cluster
 ENGINE = {"namespace", "pod", "model_name", "engine", "lws"}
 GPU = {"gpu", "UUID", "Hostname", "node"}
 POD = {"namespace", "pod", "lws"}
-GATEWAY = {"namespace"}
+GATEWAY = {"namespace", "lws"}
 # family name as the parser reports it -> (type, labels every sample has)
 EXPECTED = {
     "vllm:num_requests_running": ("gauge", ENGINE),
@@ -39,7 +39,9 @@ EXPECTED = {
     "llm_gateway_client_retries": ("counter", GATEWAY),
     "llm_gateway_user_feedback": ("counter", GATEWAY | {"model_version", "feedback"}),
     "llm_gateway_output_format_violations": ("counter", GATEWAY | {"model_version"}),
-    "vllm_router_routing_logic_info": ("gauge", GATEWAY | {"routing_logic"}),
+    "vllm_router_routing_logic_info": ("gauge", {"namespace", "routing_logic"}),
+    "kube_pod_labels": ("gauge", {"namespace", "pod", "label_leaderworkerset_sigs_k8s_io_name"}),
+    "kube_pod_info": ("gauge", {"namespace", "pod", "node"}),
 }
 
 
