@@ -59,6 +59,7 @@ INSTALLED_APPS = [
     "django_htmx",
     "console",
     "incidents",
+    "runbooks",
 ]
 
 MIDDLEWARE = [

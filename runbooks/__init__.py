@@ -1,0 +1,1 @@
+"""Runbooks: the catalogue (catalog/*.yaml), triage checks and decision trees."""

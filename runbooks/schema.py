@@ -1,0 +1,165 @@
+"""The runbook catalogue's data model: frozen dataclasses and their vocabularies.
+
+Parsing and validation live in `runbooks.parsing`; this module only says what a valid
+runbook is made of.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+from dataclasses import dataclass, field
+from typing import Any
+
+PLACEHOLDERS = ("namespace", "lws", "pod", "node")
+COMPARATORS = {
+    ">": operator.gt,
+    ">=": operator.ge,
+    "<": operator.lt,
+    "<=": operator.le,
+    "==": operator.eq,
+    "!=": operator.ne,
+}
+# DESIGN.md §4.3.
+ACTION_KINDS = (
+    "scale_lws",
+    "set_enforce_eager",
+    "rollback_router_config",
+    "restart_lws_group",
+    "cordon_node",
+    "update_gateway_limits",
+)
+CATEGORIES = ("resource", "communication", "scheduling", "model", "framework", "upstream")
+SEVERITIES = ("SEV1", "SEV2", "SEV3", "SEV4")
+ITEM_CATEGORIES = ("monitoring", "automation", "drill", "config", "capacity", "process")
+PRIORITIES = ("P1", "P2", "P3", "P4")
+# What a triage check can say. Only "firing" ever makes a condition true.
+STATES = ("firing", "ok", "no_data", "error")
+
+
+class CatalogError(ValueError):
+    """A catalogue file is invalid. The message names the file and the field path."""
+
+
+@dataclass(frozen=True)
+class Category:
+    name: str
+    title: str
+    examples: tuple[str, ...]
+    defences: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Check:
+    """A triage question answered by one PromQL query returning a single number."""
+
+    id: str
+    question: str
+    promql: str
+    comparator: str
+    threshold: float
+    unit: str
+    requires: tuple[str, ...]  # placeholders the query needs filled from alert labels
+
+    def state_for(self, value: float | None) -> str:
+        """ "firing" when `value <comparator> threshold` holds, else "ok"; a missing or
+        NaN value is "no_data" (NaN compares false, which would read as healthy)."""
+        if value is None or math.isnan(value):
+            return "no_data"
+        return "firing" if COMPARATORS[self.comparator](value, self.threshold) else "ok"
+
+
+@dataclass(frozen=True)
+class Condition:
+    """A tiny boolean expression over check ids, JSON-able as written in YAML:
+    `"check_id"` | `{all: [...]}` | `{any: [...]}` | `{not: <condition>}`."""
+
+    op: str  # "check" | "all" | "any" | "not"
+    check: str | None = None
+    args: tuple[Condition, ...] = ()
+
+    def check_ids(self) -> set[str]:
+        if self.op == "check":
+            return {self.check or ""}
+        return set().union(*(a.check_ids() for a in self.args))
+
+    def to_data(self) -> Any:
+        if self.op == "check":
+            return self.check
+        if self.op == "not":
+            return {"not": self.args[0].to_data()}
+        return {self.op: [a.to_data() for a in self.args]}
+
+
+@dataclass(frozen=True)
+class Branch:
+    id: str
+    when: Condition | None  # None: the final catch-all
+    diagnosis: str
+    recommended_actions: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class ActionRef:
+    """An emergency action: an action kind (DESIGN.md §4.3) with default parameters whose
+    string values may hold placeholders, filled from the incident's alert labels."""
+
+    kind: str
+    title: str
+    params: dict[str, Any]
+    why: str
+    requires: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Command:
+    title: str
+    command: str
+    requires: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class ActionItemTemplate:
+    title: str
+    description: str
+    category: str
+    priority: str
+
+
+@dataclass(frozen=True)
+class Signal:
+    id: str
+    title: str
+    promql: str
+    unit: str
+    requires: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Runbook:
+    slug: str
+    title: str
+    category: str
+    default_severity: str
+    alerts: tuple[str, ...]
+    symptom: str
+    triage: tuple[Check, ...]
+    decision_tree: tuple[Branch, ...]
+    emergency_actions: tuple[ActionRef, ...]
+    diagnostic_commands: tuple[Command, ...]
+    root_cause: str
+    long_term: tuple[ActionItemTemplate, ...]
+    golden_signals: tuple[Signal, ...]
+    source: str = field(default="", compare=False)  # the file it came from
+
+    def check(self, check_id: str) -> Check:
+        for c in self.triage:
+            if c.id == check_id:
+                return c
+        raise KeyError(check_id)
+
+    def branch(self, branch_id: str) -> Branch:
+        for b in self.decision_tree:
+            if b.id == branch_id:
+                return b
+        raise KeyError(branch_id)
