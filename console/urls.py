@@ -19,5 +19,6 @@ urlpatterns = [
     path("api/v1/", include("incidents.api_urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
+    path("runbooks/", include("runbooks.urls")),
     path("", include("incidents.urls")),
 ]

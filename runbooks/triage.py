@@ -54,13 +54,13 @@ class TriageResult:
     message: str = ""
 
 
-def _alerts(incident: Incident) -> list:
+def incident_alerts_firing_first(incident: Incident) -> list:
     # Newest firing first, then anything else newest first: one query.
     alerts = list(incident.alerts.order_by("-starts_at", "-id"))
     return sorted(alerts, key=lambda a: a.status != AlertStatus.FIRING)
 
 
-def _runbook(incident: Incident, alerts: list) -> Runbook | None:
+def incident_runbook(incident: Incident, alerts: list) -> Runbook | None:
     catalog = load_catalog()
     if incident.runbook and catalog.get(incident.runbook):
         return catalog.get(incident.runbook)
@@ -71,7 +71,7 @@ def _runbook(incident: Incident, alerts: list) -> Runbook | None:
     return None
 
 
-def _labels(incident: Incident, alerts: list) -> dict[str, Any]:
+def incident_labels(incident: Incident, alerts: list) -> dict[str, Any]:
     labels: dict[str, Any] = {}
     if alerts:
         labels.update(alerts[0].labels or {})
@@ -110,8 +110,8 @@ def _run_check(check: Check, labels: Mapping[str, Any], down: list[str]) -> Chec
 
 
 def incident_triage(*, incident: Incident) -> TriageResult:
-    alerts = _alerts(incident)
-    runbook = _runbook(incident, alerts)
+    alerts = incident_alerts_firing_first(incident)
+    runbook = incident_runbook(incident, alerts)
     now = timezone.now()
     url = prometheus.base_url()
     if runbook is None:
@@ -121,7 +121,7 @@ def incident_triage(*, incident: Incident) -> TriageResult:
             prometheus_url=url, prometheus_error="", evaluated_at=now,
             message="No runbook in the catalogue matches this incident's alerts.",
         )  # fmt: skip
-    labels = _labels(incident, alerts)
+    labels = incident_labels(incident, alerts)
     down: list[str] = []
     checks = tuple(_run_check(c, labels, down) for c in runbook.triage)
     # The decision tree knows firing/ok/no_data/error; a check that could not be asked

@@ -1,0 +1,190 @@
+"""Runbook pages: the catalogue, the failure categories, one runbook, and the two htmx
+partials the incident page composes (live triage, golden-signal charts).
+
+`incidents` never imports this app (DESIGN.md §3): its detail template loads these
+partials by URL. Views stay thin: authorise, call one read, shape it for the template.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from django.http import Http404
+from django.shortcuts import render
+from django.views.decorators.http import require_GET
+
+from incidents.models import Incident
+from incidents.views import console_view
+from runbooks.catalog import load_catalog
+from runbooks.charts import incident_charts
+from runbooks.placeholders import fill_command, fill_params, missing
+from runbooks.schema import Condition, Runbook
+from runbooks.triage import incident_alerts_firing_first, incident_labels, incident_triage
+
+VIEW = "incidents.view_incident"
+STEPS = (
+    ("symptom", "Symptom"),
+    ("triage", "Triage"),
+    ("root-cause", "Root cause"),
+    ("fix", "Fix"),
+    ("long-term", "Long-term"),
+)
+
+
+# --- shaping helpers ------------------------------------------------------------------
+def condition_words(cond: Condition | None) -> str:
+    """A branch's condition in words: check ids joined with and/or/not."""
+    if cond is None:
+        return "otherwise (none of the branches above matched)"
+
+    def words(c: Condition, top: bool) -> str:
+        if c.op == "check":
+            return f"{c.check} is firing"
+        if c.op == "not":
+            inner = c.args[0]
+            if inner.op == "check":
+                return f"{inner.check} is not firing"
+            return f"not ({words(inner, False)})"
+        text = f" {'and' if c.op == 'all' else 'or'} ".join(words(a, False) for a in c.args)
+        return text if top else f"({text})"
+
+    return words(cond, True)
+
+
+@dataclass(frozen=True)
+class BranchView:
+    id: str
+    when: str
+    diagnosis: str
+    actions: tuple[str, ...]  # titles of the emergency actions, else the action kinds
+    matched: bool
+
+
+def _branches(runbook: Runbook, matched_id: str = "") -> list[BranchView]:
+    titles = {a.kind: a.title for a in runbook.emergency_actions}
+    return [
+        BranchView(
+            id=b.id,
+            when=condition_words(b.when),
+            diagnosis=b.diagnosis,
+            actions=tuple(titles.get(k, k) for k in b.recommended_actions),
+            matched=b.id == matched_id,
+        )
+        for b in runbook.decision_tree
+    ]
+
+
+def _actions(runbook: Runbook, labels: dict[str, Any]) -> list[dict[str, Any]]:
+    out = []
+    for action in runbook.emergency_actions:
+        needs = sorted({n for v in _strings(action.params) for n in missing(v, labels)})
+        params = action.params if needs else fill_params(action.params, labels)
+        out.append({"action": action, "params": params, "needs": needs})
+    return out
+
+
+def _strings(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, Mapping):
+        return [s for v in value.values() for s in _strings(v)]
+    if isinstance(value, list | tuple):
+        return [s for v in value for s in _strings(v)]
+    return []
+
+
+def _commands(runbook: Runbook, labels: dict[str, Any]) -> list[dict[str, Any]]:
+    out = []
+    for cmd in runbook.diagnostic_commands:
+        needs = missing(cmd.command, labels)
+        text = cmd.command if needs else fill_command(cmd.command, labels)
+        out.append({"title": cmd.title, "command": text, "needs": needs})
+    return out
+
+
+def _get_runbook(slug: str) -> Runbook:
+    runbook = load_catalog().get(slug)
+    if runbook is None:
+        raise Http404(f"There is no runbook {slug!r} in the catalogue.")
+    return runbook
+
+
+def _get_incident(pk: int) -> Incident:
+    incident = Incident.objects.filter(pk=pk).first()
+    if incident is None:
+        raise Http404(f"Incident #{pk} does not exist.")
+    return incident
+
+
+# --- pages ----------------------------------------------------------------------------
+@require_GET
+@console_view(VIEW)
+def catalogue(request):
+    catalog = load_catalog()
+    groups = [
+        (category, [rb for rb in catalog.all() if rb.category == name])
+        for name, category in catalog.categories.items()
+    ]
+    context = {"groups": [g for g in groups if g[1]], "count": len(catalog.all())}
+    return render(request, "runbooks/catalogue.html", context)
+
+
+@require_GET
+@console_view(VIEW)
+def categories(request):
+    catalog = load_catalog()
+    groups = [
+        (category, [rb for rb in catalog.all() if rb.category == name])
+        for name, category in catalog.categories.items()
+    ]
+    return render(request, "runbooks/categories.html", {"groups": groups})
+
+
+@require_GET
+@console_view(VIEW)
+def runbook_detail(request, slug: str):
+    runbook = _get_runbook(slug)
+    category = load_catalog().categories.get(runbook.category)
+    context = {
+        "runbook": runbook,
+        "category": category,
+        "branches": _branches(runbook),
+        "steps": STEPS,
+    }
+    return render(request, "runbooks/detail.html", context)
+
+
+# --- incident partials ----------------------------------------------------------------
+@require_GET
+@console_view(VIEW)
+def incident_triage_partial(request, pk: int):
+    incident = _get_incident(pk)
+    result = incident_triage(incident=incident)
+    runbook = load_catalog().get(result.runbook_slug) if result.runbook_slug else None
+    context: dict[str, Any] = {"incident": incident, "result": result, "runbook": runbook}
+    if runbook is not None:
+        labels = incident_labels(incident, incident_alerts_firing_first(incident))
+        questions = {c.id: c.question for c in runbook.triage}
+        context.update(
+            steps=STEPS,
+            branches=_branches(runbook, result.branch_id),
+            because=[(cid, questions.get(cid, cid), state) for cid, state in result.because],
+            actions=_actions(runbook, labels),
+            commands=_commands(runbook, labels),
+        )
+    return render(request, "runbooks/_triage.html", context)
+
+
+@require_GET
+@console_view(VIEW)
+def incident_signals_partial(request, pk: int):
+    incident = _get_incident(pk)
+    charts = incident_charts(incident=incident)
+    items = [
+        {"chart": c, "dom_id": f"chart-{incident.pk}-{c.id}", "data": c.data(charts.marks)}
+        for c in charts.charts
+    ]
+    context = {"incident": incident, "charts": charts, "items": items}
+    return render(request, "runbooks/_signals.html", context)

@@ -1,0 +1,116 @@
+"""The runbook part of the incident page in a real browser (Debian's headless Chromium
+driven by Playwright): the stepper, the highlighted decision branch and a plotly chart of
+a golden signal, against a stand-in Prometheus that answers instant and range queries."""
+
+import os
+from pathlib import Path
+
+# Playwright's sync API runs an event loop in this thread; the ORM calls that the test and
+# the fixtures make are still synchronous and safe.
+os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+
+import pytest
+import requests
+from django.conf import settings as django_settings
+from django.core.cache import cache
+from django.db import connections
+
+from console import roles
+from tests.conftest import TOKEN, need_service
+from tests.payloads import alert, notification
+from tests.unit.runbooks.test_pages import StandInPrometheus
+
+CHROMIUM = "/usr/bin/chromium"
+SHOTS = Path(django_settings.BASE_DIR) / "var" / "screenshots"
+TIMEOUT_MS = 20_000
+
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
+
+
+@pytest.fixture
+def browser():
+    need_service("chromium", Path(CHROMIUM).exists(), f"{CHROMIUM} is missing")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(
+            executable_path=CHROMIUM,
+            headless=True,
+            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+        )
+        try:
+            yield browser
+        finally:
+            browser.close()
+            connections.close_all()
+
+
+@pytest.fixture
+def prom(settings):
+    fake = StandInPrometheus()
+    settings.PROMETHEUS_URL = fake.url
+    settings.PROMETHEUS_TIMEOUT_SECONDS = 2
+    cache.clear()
+    yield fake
+    fake.close()
+    cache.clear()
+
+
+@pytest.fixture
+def live(live_server, settings):
+    settings.LIVE_REFRESH_SECONDS = 30  # the partial polls; keep it still for screenshots
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    return live_server
+
+
+def send_alert(base_url: str) -> int:
+    with requests.post(
+        base_url + "/api/v1/alerts/alertmanager",
+        json=notification([alert()]),
+        headers={"Authorization": f"Bearer {TOKEN}", "Connection": "close"},
+        timeout=10,
+    ) as response:
+        assert response.status_code == 200, response.text
+        return response.json()["incidents"][0]
+
+
+def test_incident_page_shows_runbook_stepper_branch_and_charts(live, prom, browser, make_user):
+    from playwright.sync_api import expect
+
+    make_user("rosa", roles.RESPONDER)
+    incident_id = send_alert(live.url)
+    page = browser.new_page(viewport={"width": 1440, "height": 1000})
+    page.set_default_timeout(TIMEOUT_MS)
+    failed = []
+    page.on("requestfailed", lambda r: failed.append(r.url))
+    page.goto(live.url + f"/incidents/{incident_id}/")
+    assert "/login/" in page.url
+    page.fill("#id_username", "rosa")
+    page.fill("#id_password", "pw-rosa")
+    page.get_by_role("button", name="Log in").click()
+    page.wait_for_url(f"**/incidents/{incident_id}/")
+
+    stepper = page.locator("#runbook-triage .rb-stepper")
+    expect(stepper).to_be_visible()
+    for step in ("Symptom", "Triage", "Root cause", "Fix", "Long-term"):
+        expect(stepper).to_contain_text(step)
+    matched = page.locator('[data-testid="matched-branch"]')
+    expect(matched).to_have_count(1)
+    expect(matched).to_contain_text("capacity")
+    expect(matched).to_contain_text("this branch matches")
+    expect(page.locator('[data-testid="check-state"]').first).to_have_text("firing")
+    expect(page.get_by_role("button", name="Add two groups to the pool")).to_be_disabled()
+
+    plot = page.locator("#runbook-signals .js-plotly-plot .main-svg").first
+    expect(plot).to_be_visible()
+    expect(page.locator("#runbook-signals .js-plotly-plot")).to_have_count(6)
+    page.wait_for_timeout(300)  # let plotly finish laying out before the picture
+    page.screenshot(path=str(SHOTS / "runbook-incident-full.png"), full_page=True)
+    page.locator("#runbook-signals").screenshot(path=str(SHOTS / "runbook-charts.png"))
+    page.locator("#runbook-triage").screenshot(path=str(SHOTS / "runbook-triage.png"))
+    assert not [u for u in failed if not u.startswith(live.url)], failed  # nothing external
+
+    page.goto(live.url + "/runbooks/")
+    expect(page.locator('[data-testid="runbook-row"]')).to_have_count(8)
+    page.screenshot(path=str(SHOTS / "runbook-catalogue.png"), full_page=True)
+    page.close()
