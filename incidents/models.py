@@ -151,6 +151,9 @@ class TimelineEventType(models.TextChoices):
     COMMANDER_CHANGED = "commander_changed", "Commander changed"
     NOTE = "note", "Note"
     WEBHOOK_REPLAYED = "webhook_replayed", "Webhook replayed"
+    RUNBOOK_CHANGED = "runbook_changed", "Runbook changed"
+    DIAGNOSIS_CONFIRMED = "diagnosis_confirmed", "Diagnosis confirmed"
+    RUNBOOK_STEP = "runbook_step", "Runbook step done"
 
 
 class TimelineEvent(models.Model):

@@ -109,8 +109,10 @@ def _run_check(check: Check, labels: Mapping[str, Any], down: list[str]) -> Chec
     return result(state, value=value, message=note, promql=promql)
 
 
-def incident_triage(*, incident: Incident) -> TriageResult:
-    alerts = incident_alerts_firing_first(incident)
+def incident_triage(*, incident: Incident, alerts: list | None = None) -> TriageResult:
+    """`alerts`: incident_alerts_firing_first(incident), when the caller already has it."""
+    if alerts is None:
+        alerts = incident_alerts_firing_first(incident)
     runbook = incident_runbook(incident, alerts)
     now = timezone.now()
     url = prometheus.base_url()

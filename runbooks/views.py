@@ -11,12 +11,17 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from django.contrib import messages
+from django.core.exceptions import PermissionDenied
 from django.http import Http404
-from django.shortcuts import render
-from django.views.decorators.http import require_GET
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_GET, require_POST
+from django_htmx.http import trigger_client_event
 
-from incidents.models import Incident
-from incidents.views import console_view
+from console.errors import DomainError
+from incidents.models import Incident, TimelineEvent, TimelineEventType
+from incidents.views import CHANGED_EVENT, _flash, _forbidden, console_view
+from runbooks import services
 from runbooks.catalog import load_catalog
 from runbooks.charts import incident_charts
 from runbooks.placeholders import fill_command, fill_params, missing
@@ -24,12 +29,20 @@ from runbooks.schema import Condition, Runbook
 from runbooks.triage import incident_alerts_firing_first, incident_labels, incident_triage
 
 VIEW = "incidents.view_incident"
-STEPS = (
-    ("symptom", "Symptom"),
-    ("triage", "Triage"),
-    ("root-cause", "Root cause"),
-    ("fix", "Fix"),
-    ("long-term", "Long-term"),
+RESPOND = services.RESPOND
+
+
+@dataclass(frozen=True)
+class StepView:
+    anchor: str  # the section's id suffix on the page
+    key: str  # the step as services.runbook_step_check and its URL name it
+    name: str
+    done: bool = False
+
+
+STEPS = tuple(
+    StepView(anchor=key.replace("_", "-"), key=key, name=name)
+    for key, name in services.RUNBOOK_STEPS.items()
 )
 
 
@@ -157,24 +170,101 @@ def runbook_detail(request, slug: str):
 
 
 # --- incident partials ----------------------------------------------------------------
-@require_GET
-@console_view(VIEW)
-def incident_triage_partial(request, pk: int):
-    incident = _get_incident(pk)
-    result = incident_triage(incident=incident)
-    runbook = load_catalog().get(result.runbook_slug) if result.runbook_slug else None
-    context: dict[str, Any] = {"incident": incident, "result": result, "runbook": runbook}
+def _steps_done(incident: Incident, runbook_slug: str) -> set[str]:
+    """The steps checked off for this runbook, from the timeline: one query."""
+    payloads = TimelineEvent.objects.filter(
+        incident=incident, kind=TimelineEventType.RUNBOOK_STEP
+    ).values_list("payload", flat=True)
+    return {p.get("step") for p in payloads if p.get("runbook") == runbook_slug}
+
+
+def _triage_context(request, incident: Incident) -> dict[str, Any]:
+    alerts = incident_alerts_firing_first(incident)  # one query serves triage and labels
+    result = incident_triage(incident=incident, alerts=alerts)
+    catalog = load_catalog()
+    runbook = catalog.get(result.runbook_slug) if result.runbook_slug else None
+    context: dict[str, Any] = {
+        "incident": incident,
+        "result": result,
+        "runbook": runbook,
+        "can_respond": request.user.has_perm(RESPOND),
+        "catalogue": catalog.all(),
+    }
     if runbook is not None:
-        labels = incident_labels(incident, incident_alerts_firing_first(incident))
+        labels = incident_labels(incident, alerts)
         questions = {c.id: c.question for c in runbook.triage}
+        done = _steps_done(incident, runbook.slug)
         context.update(
-            steps=STEPS,
+            steps=[
+                StepView(anchor=s.anchor, key=s.key, name=s.name, done=s.key in done) for s in STEPS
+            ],
             branches=_branches(runbook, result.branch_id),
             because=[(cid, questions.get(cid, cid), state) for cid, state in result.because],
             actions=_actions(runbook, labels),
             commands=_commands(runbook, labels),
         )
-    return render(request, "runbooks/_triage.html", context)
+    return context
+
+
+@require_GET
+@console_view(VIEW)
+def incident_triage_partial(request, pk: int):
+    incident = _get_incident(pk)
+    return render(request, "runbooks/_triage.html", _triage_context(request, incident))
+
+
+def _act(request, pk: int, call, done: str):
+    """Run one service; htmx gets the re-rendered triage partial and the timeline is told
+    to refresh, a plain form post goes back to the incident page."""
+    _get_incident(pk)
+    try:
+        call()
+    except PermissionDenied as exc:
+        return _forbidden(request, str(exc) or "Your role does not allow this.")
+    except DomainError as exc:
+        if exc.code == "not_found":
+            raise Http404(str(exc)) from None
+        if request.htmx:
+            return _flash(request, str(exc), status=409)
+        messages.error(request, str(exc))
+        return redirect("incidents:detail", pk=pk)
+    if not request.htmx:
+        messages.success(request, done)
+        return redirect("incidents:detail", pk=pk)
+    incident = _get_incident(pk)
+    response = render(request, "runbooks/_triage.html", _triage_context(request, incident))
+    response.write('<div id="flash" hx-swap-oob="innerHTML"></div>')  # clear an old error
+    return trigger_client_event(response, CHANGED_EVENT)
+
+
+@require_POST
+@console_view(RESPOND)
+def incident_runbook_change(request, pk: int):
+    slug = request.POST.get("slug", "")
+
+    def call():
+        services.runbook_change(incident_id=pk, actor=request.user, slug=slug)
+
+    return _act(request, pk, call, f"Runbook set to {slug}.")
+
+
+@require_POST
+@console_view(RESPOND)
+def incident_diagnosis_confirm(request, pk: int):
+    def call():
+        services.diagnosis_confirm(incident_id=pk, actor=request.user)
+
+    return _act(request, pk, call, "Diagnosis confirmed on the timeline.")
+
+
+@require_POST
+@console_view(RESPOND)
+def incident_step_check(request, pk: int, step: str):
+    def call():
+        services.runbook_step_check(incident_id=pk, actor=request.user, step=step)
+
+    name = services.RUNBOOK_STEPS.get(step, step)
+    return _act(request, pk, call, f"Runbook step done: {name}.")
 
 
 @require_GET

@@ -15,16 +15,19 @@ from incidents.services.receipts import (
     webhook_receipt_replay_request,
     webhook_receipts_prune,
 )
+from incidents.services.timeline import incident_event_add, incident_runbook_set
 
 __all__ = [
     "IngestResult",
     "alerts_ingest",
     "incident_acknowledge",
     "incident_commander_set",
+    "incident_event_add",
     "incident_mitigate",
     "incident_note_add",
     "incident_reopen",
     "incident_resolve",
+    "incident_runbook_set",
     "webhook_receipt_record",
     "webhook_receipt_replay",
     "webhook_receipt_replay_request",

@@ -1,0 +1,94 @@
+"""Timeline writes other than lifecycle moves: the incident's runbook, and a generic
+append that higher apps (runbooks, later postmortems) use for their own event kinds.
+
+`incidents` imports neither of those apps (DESIGN.md §3); they call in here instead.
+"""
+
+import re
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from console.errors import DomainError
+from incidents.models import Incident, TimelineEvent, TimelineEventType
+from incidents.services.lifecycle import (
+    REASON_MAX_CHARS,
+    _clean_text,
+    _locked,
+    _require,
+)
+
+RUNBOOK_SLUG_RE = re.compile(r"[a-z0-9-]{1,100}")
+MESSAGE_MAX_CHARS = 2_000
+
+
+@transaction.atomic
+def incident_runbook_set(*, incident_id: int, actor, slug: str, reason: str = "") -> Incident:
+    """Point the incident at another runbook ("" clears it: matching by alert labels again).
+
+    The slug's format is checked here; whether the catalogue has it is the caller's
+    business (runbooks.services.runbook_change), since incidents does not know runbooks.
+    """
+    _require(actor, "incidents.mitigate_incident", "change the incident's runbook")
+    slug = (slug or "").strip()
+    if slug and not RUNBOOK_SLUG_RE.fullmatch(slug):
+        raise DomainError(
+            f"{slug[:120]!r} is not a runbook name (lowercase letters, digits and dashes, "
+            "at most 100).",
+            code="invalid",
+        )
+    reason = _clean_text(reason, limit=REASON_MAX_CHARS, what="reason", required=False)
+    incident = _locked(incident_id)
+    old = incident.runbook
+    if old == slug:
+        raise DomainError(
+            f"The runbook is already {slug!r}." if slug else "No runbook is set.",
+            code="unchanged",
+        )
+    incident.runbook = slug
+    incident.save(update_fields=["runbook", "updated_at"])
+    message = (
+        f"Runbook changed from {old or '(matched by alert)'} to {slug or '(matched by alert)'}"
+    )
+    if reason:
+        message += f": {reason}"
+    TimelineEvent.objects.create(
+        incident=incident,
+        kind=TimelineEventType.RUNBOOK_CHANGED,
+        occurred_at=timezone.now(),
+        actor=actor,
+        source="console",
+        message=message,
+        payload={"from": old, "to": slug},
+    )
+    return incident
+
+
+@transaction.atomic
+def incident_event_add(
+    *,
+    incident_id: int,
+    actor,
+    kind: str,
+    message: str,
+    payload: dict[str, Any],
+    perm: str,
+    what: str = "do this",
+) -> TimelineEvent:
+    """Append one event of a known kind, if the actor holds `perm` (`what` words the
+    refusal: "Your role does not allow you to <what>.")."""
+    _require(actor, perm, what)
+    if kind not in TimelineEventType.values:
+        raise DomainError(f"{kind!r} is not a timeline event kind.", code="invalid")
+    message = _clean_text(message, limit=MESSAGE_MAX_CHARS, what="message", required=True)
+    incident = _locked(incident_id)
+    return TimelineEvent.objects.create(
+        incident=incident,
+        kind=kind,
+        occurred_at=timezone.now(),
+        actor=actor,
+        source="console",
+        message=message,
+        payload=dict(payload or {}),
+    )

@@ -1,0 +1,121 @@
+"""Writes a responder makes from the runbook on the incident page: change the runbook,
+confirm the diagnosis, check off the stepper's steps. Each lands on the incident's
+timeline through incidents' own services (runbooks imports incidents, never the reverse).
+"""
+
+from __future__ import annotations
+
+from django.core.exceptions import PermissionDenied
+from django.db import transaction
+
+from console.errors import DomainError
+from incidents.models import Incident, TimelineEvent, TimelineEventType
+from incidents.services import incident_event_add, incident_runbook_set
+from runbooks.catalog import load_catalog
+from runbooks.triage import incident_alerts_firing_first, incident_runbook, incident_triage
+
+RESPOND = "incidents.mitigate_incident"
+# Stepper steps as the service and URLs name them -> the words on the timeline.
+RUNBOOK_STEPS = {
+    "symptom": "Symptom",
+    "triage": "Triage",
+    "root_cause": "Root cause",
+    "fix": "Fix",
+    "long_term": "Long-term",
+}
+
+
+def _require(actor, what: str) -> None:
+    if actor is None or not actor.has_perm(RESPOND):
+        raise PermissionDenied(f"Your role does not allow you to {what}.")
+
+
+def _incident(incident_id: int, *, lock: bool = False) -> Incident:
+    rows = Incident.objects.select_for_update() if lock else Incident.objects
+    incident = rows.filter(pk=incident_id).first()
+    if incident is None:
+        raise DomainError(f"Incident #{incident_id} does not exist.", code="not_found")
+    return incident
+
+
+def _first_sentence(text: str) -> str:
+    text = " ".join((text or "").split())
+    head, dot, _ = text.partition(". ")
+    return head + ("." if dot else "")
+
+
+@transaction.atomic
+def runbook_change(*, incident_id: int, actor, slug: str) -> Incident:
+    """Point the incident at a catalogue runbook; the change goes on the timeline."""
+    _require(actor, "change the incident's runbook")
+    slug = (slug or "").strip()
+    catalog = load_catalog()
+    if catalog.get(slug) is None:
+        names = ", ".join(rb.slug for rb in catalog.all())
+        raise DomainError(
+            f"There is no runbook named {slug[:120]!r}; the catalogue has: {names}.",
+            code="invalid",
+        )
+    return incident_runbook_set(incident_id=incident_id, actor=actor, slug=slug)
+
+
+def diagnosis_confirm(*, incident_id: int, actor) -> TimelineEvent:
+    """Run the triage now and record its branch and every check's value on the timeline.
+
+    Not one transaction around the whole: the triage asks Prometheus over the network
+    (with a timeout), and no row lock or transaction should wait on that. The write
+    itself is one atomic service call.
+    """
+    _require(actor, "confirm a diagnosis")
+    result = incident_triage(incident=_incident(incident_id))
+    if not result.runbook_slug:
+        raise DomainError(
+            "No runbook matches this incident, so there is no diagnosis to confirm; "
+            "pick a runbook first.",
+            code="invalid",
+        )
+    checks = [{"id": c.id, "value": c.value, "state": c.state} for c in result.checks]
+    message = f"Diagnosis confirmed: {result.branch_id} — {_first_sentence(result.diagnosis)}"
+    return incident_event_add(
+        incident_id=incident_id,
+        actor=actor,
+        kind=TimelineEventType.DIAGNOSIS_CONFIRMED,
+        message=message,
+        payload={"runbook": result.runbook_slug, "branch": result.branch_id, "checks": checks},
+        perm=RESPOND,
+        what="confirm a diagnosis",
+    )
+
+
+@transaction.atomic
+def runbook_step_check(*, incident_id: int, actor, step: str) -> TimelineEvent:
+    """Check off one stepper step of the incident's current runbook, once."""
+    _require(actor, "check off runbook steps")
+    if step not in RUNBOOK_STEPS:
+        raise DomainError(
+            f"{step[:60]!r} is not a runbook step; the steps are: {', '.join(RUNBOOK_STEPS)}.",
+            code="invalid",
+        )
+    incident = _incident(incident_id, lock=True)  # serialises concurrent check-offs
+    runbook = incident_runbook(incident, incident_alerts_firing_first(incident))
+    if runbook is None:
+        raise DomainError("No runbook matches this incident; pick a runbook first.")
+    done = TimelineEvent.objects.filter(
+        incident=incident,
+        kind=TimelineEventType.RUNBOOK_STEP,
+        payload__runbook=runbook.slug,
+        payload__step=step,
+    ).exists()
+    if done:
+        raise DomainError(
+            f"{RUNBOOK_STEPS[step]} is already checked off for {runbook.slug}.", code="unchanged"
+        )
+    return incident_event_add(
+        incident_id=incident_id,
+        actor=actor,
+        kind=TimelineEventType.RUNBOOK_STEP,
+        message=f"Runbook step done: {RUNBOOK_STEPS[step]}",
+        payload={"runbook": runbook.slug, "step": step},
+        perm=RESPOND,
+        what="check off runbook steps",
+    )
