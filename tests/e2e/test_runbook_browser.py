@@ -18,7 +18,8 @@ from django.db import connections
 from console import roles
 from tests.conftest import TOKEN, need_service
 from tests.payloads import alert, notification
-from tests.unit.runbooks.test_pages import StandInPrometheus
+from tests.prometheus_standin import StandInPrometheus
+from tests.unit.runbooks.test_pages import TTFT_ALL_RED
 
 CHROMIUM = "/usr/bin/chromium"
 SHOTS = Path(django_settings.BASE_DIR) / "var" / "screenshots"
@@ -47,7 +48,7 @@ def browser():
 
 @pytest.fixture
 def prom(settings):
-    fake = StandInPrometheus()
+    fake = StandInPrometheus(TTFT_ALL_RED, default=1.0)
     settings.PROMETHEUS_URL = fake.url
     settings.PROMETHEUS_TIMEOUT_SECONDS = 2
     cache.clear()

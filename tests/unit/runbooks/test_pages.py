@@ -3,11 +3,6 @@ charts), against a small real HTTP server that answers like Prometheus' query AP
 
 import json
 import re
-import threading
-import time
-from collections import Counter
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from urllib.parse import parse_qs, urlparse
 
 import pytest
 from django.core.cache import cache
@@ -19,6 +14,7 @@ from incidents.models import Incident
 from runbooks.catalog import load_catalog
 from tests.helpers import free_port
 from tests.payloads import alert, notification
+from tests.prometheus_standin import StandInPrometheus
 
 pytestmark = pytest.mark.django_db
 
@@ -33,57 +29,6 @@ TTFT_ALL_RED = {
 }
 
 
-class StandInPrometheus:
-    """Answers /api/v1/query with the value of the first `answers` key found in the query,
-    and /api/v1/query_range with a short matrix of that value (a gentle ramp up to it)."""
-
-    def __init__(self) -> None:
-        self.answers: dict[str, object] = dict(TTFT_ALL_RED)
-        self.requests: Counter[str] = Counter()
-        fake = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_GET(self):
-                url = urlparse(self.path)
-                params = parse_qs(url.query)
-                q = params.get("query", [""])[0]
-                fake.requests[url.path] += 1
-                value = next((v for k, v in fake.answers.items() if k in q), 1.0)
-                if url.path.endswith("/query_range"):
-                    start = float(params["start"][0])
-                    end = float(params["end"][0])
-                    step = float(params["step"][0])
-                    n = max(2, min(int((end - start) / step) + 1, 200))
-                    points = [
-                        [start + i * step, str(float(value) * (0.2 + 0.8 * i / (n - 1)))]
-                        for i in range(n)
-                    ]
-                    result = [{"metric": {"lws": "vllm-chat"}, "values": points}]
-                    data = {"resultType": "matrix", "result": result}
-                else:
-                    result = [{"metric": {"pod": "p0"}, "value": [time.time(), str(value)]}]
-                    data = {"resultType": "vector", "result": result}
-                raw = json.dumps({"status": "success", "data": data}).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(raw)))
-                self.end_headers()
-                self.wfile.write(raw)
-
-            def log_message(self, *args):
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-        self.thread.start()
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
-
-
 @pytest.fixture(autouse=True)
 def _clear_cache():
     cache.clear()
@@ -93,7 +38,7 @@ def _clear_cache():
 
 @pytest.fixture
 def prom(settings):
-    fake = StandInPrometheus()
+    fake = StandInPrometheus(TTFT_ALL_RED, default=1.0)
     settings.PROMETHEUS_URL = fake.url
     settings.PROMETHEUS_TIMEOUT_SECONDS = 1
     settings.TRIAGE_CACHE_SECONDS = 10
@@ -308,7 +253,7 @@ def test_signals_partial_embeds_a_json_series_per_golden_signal(viewer, post_web
     body = response.content.decode()
     signals = load_catalog().get("ttft-spike").golden_signals
     assert body.count("data-chart=") == len(signals)
-    assert prom.requests["/api/v1/query_range"] == len(signals)
+    assert prom.paths["/api/v1/query_range"] == len(signals)
     for signal in signals:
         dom_id = f"chart-{incident.pk}-{signal.id}"
         match = re.search(rf'<script id="{dom_id}" type="application/json">(.*?)</script>', body)

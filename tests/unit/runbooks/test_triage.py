@@ -2,12 +2,7 @@
 real HTTP server that answers like Prometheus' /api/v1/query. (Prometheus is not our
 code; the real one is used by tests/integration/test_triage_live.py.)"""
 
-import json
-import threading
 import time
-from collections import Counter
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from urllib.parse import parse_qs, urlparse
 
 import pytest
 from django.core.cache import cache
@@ -19,6 +14,7 @@ from incidents.models import Incident
 from runbooks.triage import incident_triage
 from tests.helpers import free_port
 from tests.payloads import alert, notification
+from tests.prometheus_standin import StandInPrometheus
 
 pytestmark = pytest.mark.django_db
 
@@ -40,58 +36,6 @@ NCCL_HUNG = {
 }
 
 
-class FakePrometheus:
-    """Answers /api/v1/query with the value of the first `answers` key found in the query
-    (None: an empty vector; a list: several series). Counts requests per query."""
-
-    def __init__(self) -> None:
-        self.answers: dict[str, object] = {}
-        self.delay = 0.0
-        self.status = 200
-        self.requests: Counter[str] = Counter()
-        fake = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_GET(self):
-                url = urlparse(self.path)
-                q = parse_qs(url.query).get("query", [""])[0]
-                fake.requests[q] += 1
-                if fake.delay:
-                    time.sleep(fake.delay)
-                if fake.status != 200:
-                    body = {"status": "error", "errorType": "bad_data", "error": "parse error"}
-                    return self._send(fake.status, body)
-                value = next((v for k, v in fake.answers.items() if k in q), None)
-                values = value if isinstance(value, list) else [] if value is None else [value]
-                result = [
-                    {"metric": {"pod": f"p{i}"}, "value": [time.time(), str(v)]}
-                    for i, v in enumerate(values)
-                ]
-                data = {"resultType": "vector", "result": result}
-                return self._send(200, {"status": "success", "data": data})
-
-            def _send(self, code, body):
-                raw = json.dumps(body).encode()
-                self.send_response(code)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(raw)))
-                self.end_headers()
-                self.wfile.write(raw)
-
-            def log_message(self, *args):
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-        self.thread.start()
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
-
-
 @pytest.fixture(autouse=True)
 def _clear_cache():
     cache.clear()
@@ -101,7 +45,7 @@ def _clear_cache():
 
 @pytest.fixture
 def prom(settings):
-    fake = FakePrometheus()
+    fake = StandInPrometheus()
     settings.PROMETHEUS_URL = fake.url
     settings.PROMETHEUS_TIMEOUT_SECONDS = 0.5
     settings.TRIAGE_CACHE_SECONDS = 10
