@@ -5,49 +5,18 @@ acknowledges it and writes a note, and the page updates without a reload. A seco
 does the same work with JavaScript off, through plain forms.
 """
 
-import os
-from pathlib import Path
-
-# Playwright's sync API runs an event loop in this thread; the ORM calls that the test and
-# the fixtures make are still synchronous and safe.
-os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
-
 import pytest
 import requests
-from django.conf import settings as django_settings
-from django.db import connections
 
 from console import roles
 from incidents.models import Incident
-from tests.conftest import TOKEN, need_service
+from tests.conftest import TOKEN
+from tests.e2e.conftest import SHOTS
 from tests.payloads import alert, notification
 
-CHROMIUM = "/usr/bin/chromium"
-SHOTS = Path(django_settings.BASE_DIR) / "var" / "screenshots"
 TIMEOUT_MS = 15_000
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
-
-
-@pytest.fixture
-def browser():
-    need_service("chromium", Path(CHROMIUM).exists(), f"{CHROMIUM} is missing")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        browser = p.chromium.launch(
-            executable_path=CHROMIUM,
-            headless=True,
-            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
-        )
-        try:
-            yield browser
-        finally:
-            browser.close()
-            # While Playwright's loop runs, Django keeps this thread's connections in
-            # context-local storage; the test's own connection lives there and nobody else
-            # would close it (the test database could then not be dropped).
-            connections.close_all()
 
 
 @pytest.fixture

@@ -2,48 +2,20 @@
 driven by Playwright): the stepper, the highlighted decision branch and a plotly chart of
 a golden signal, against a stand-in Prometheus that answers instant and range queries."""
 
-import os
-from pathlib import Path
-
-# Playwright's sync API runs an event loop in this thread; the ORM calls that the test and
-# the fixtures make are still synchronous and safe.
-os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
-
 import pytest
 import requests
-from django.conf import settings as django_settings
 from django.core.cache import cache
-from django.db import connections
 
 from console import roles
-from tests.conftest import TOKEN, need_service
+from tests.conftest import TOKEN
+from tests.e2e.conftest import SHOTS
 from tests.payloads import alert, notification
 from tests.prometheus_standin import StandInPrometheus
 from tests.unit.runbooks.test_pages import TTFT_ALL_RED
 
-CHROMIUM = "/usr/bin/chromium"
-SHOTS = Path(django_settings.BASE_DIR) / "var" / "screenshots"
 TIMEOUT_MS = 20_000
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
-
-
-@pytest.fixture
-def browser():
-    need_service("chromium", Path(CHROMIUM).exists(), f"{CHROMIUM} is missing")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        browser = p.chromium.launch(
-            executable_path=CHROMIUM,
-            headless=True,
-            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
-        )
-        try:
-            yield browser
-        finally:
-            browser.close()
-            connections.close_all()
 
 
 @pytest.fixture

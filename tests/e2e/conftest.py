@@ -1,0 +1,39 @@
+"""Browser tests: Debian's headless Chromium driven by Playwright (never a downloaded
+browser)."""
+
+import os
+from pathlib import Path
+
+# Playwright's sync API runs an event loop in this thread; the ORM calls that the tests and
+# the fixtures make are still synchronous and safe.
+os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+
+import pytest
+from django.conf import settings as django_settings
+from django.db import connections
+
+from tests.conftest import need_service
+
+CHROMIUM = "/usr/bin/chromium"
+SHOTS = Path(django_settings.BASE_DIR) / "var" / "screenshots"
+
+
+@pytest.fixture
+def browser():
+    need_service("chromium", Path(CHROMIUM).exists(), f"{CHROMIUM} is missing")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(
+            executable_path=CHROMIUM,
+            headless=True,
+            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+        )
+        try:
+            yield browser
+        finally:
+            browser.close()
+            # While Playwright's loop runs, Django keeps this thread's connections in
+            # context-local storage; the test's own connection lives there and nobody else
+            # would close it (the test database could then not be dropped).
+            connections.close_all()
