@@ -113,6 +113,7 @@ class Cluster:
         self.groups: dict[str, dict[int, GroupSim]] = {}
         self.lost_requests = 0.0  # in-flight requests killed by restarts (-> gateway 502)
         self.now = 0.0
+        self.images: dict[str, str] = {}  # LWS name -> leader image, for pod statuses
 
     # --- queries -----------------------------------------------------------------------
     def pod_ready(self, p: PodSim, g: GroupSim) -> bool:
@@ -165,6 +166,7 @@ class Cluster:
 
     def _reconcile_lws(self, lws: dict, initial: bool) -> None:
         name = lws["metadata"]["name"]
+        self.images[name] = leader_image(lws)
         groups = self.groups.setdefault(name, {})
         desired = int(lws["spec"].get("replicas", 1))
         for index in sorted((i for i in groups if i >= desired), reverse=True):
@@ -292,8 +294,16 @@ class Cluster:
                     {"type": "PodScheduled", "status": "True" if p.node else "False"},
                     {"type": "Ready", "status": "True" if ready else "False"},
                 ],
+                # image/imageID are required fields in the official client's model.
                 "containerStatuses": [
-                    {"name": "vllm", "ready": ready, "restartCount": p.restarts, "state": state}
+                    {
+                        "name": "vllm",
+                        "ready": ready,
+                        "restartCount": p.restarts,
+                        "state": state,
+                        "image": self.images.get(g.lws, ""),
+                        "imageID": f"sim://{g.revision}",
+                    }
                 ],
             }
             if p.node:

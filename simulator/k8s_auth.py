@@ -21,12 +21,14 @@ WORKER_USER = "system:serviceaccount:llm-serving:console-worker"
 READ_ONLY_USER = "system:serviceaccount:llm-serving:read-only"
 
 _WORKER_PERMISSIONS = {
-    # scale_lws, set_enforce_eager, restart_lws_group (LWS and its scale subresource)
-    *(f"{verb} leaderworkersets" for verb in ("get", "list", "patch", "update")),
-    *(f"{verb} leaderworkersets/scale" for verb in ("get", "patch", "update")),
+    # Exactly deploy/k8s/rbac.yaml (runbooks/actions/permissions.py REQUIRED; a unit test
+    # keeps the three in step), so a missing grant fails here as it would in a cluster.
+    # scale_lws (scale subresource), set_enforce_eager and restart_lws_group (the LWS)
+    *(f"{verb} leaderworkersets" for verb in ("get", "patch")),
+    *(f"{verb} leaderworkersets/scale" for verb in ("get", "patch")),
     # rollback_router_config, update_gateway_limits
-    *(f"{verb} configmaps" for verb in ("get", "list", "update", "patch")),
-    # restart_lws_group (delete the group's pods), cordon_node (find pods on the node)
+    *(f"{verb} configmaps" for verb in ("get", "patch")),
+    # restart_lws_group (delete the group's leader), cordon_node (find pods on the node)
     *(f"{verb} pods" for verb in ("get", "list", "delete")),
     # cordon_node
     *(f"{verb} nodes" for verb in ("get", "list", "patch")),

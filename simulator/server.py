@@ -14,13 +14,14 @@ from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 from simulator import metrics
+from simulator.faults import RESOURCES, Faults
 from simulator.fleet import Fleet
-from simulator.k8s_api import KubeApi, default_tokens
+from simulator.k8s_api import ApiResponse, KubeApi, default_tokens
 from simulator.k8s_auth import token_for
+from simulator.k8s_errors import ApiError
 from simulator.kubeconfig import write_kubeconfig
 from simulator.objects import new_cluster
 from simulator.scenarios import SCENARIOS
-from simulator.store import CONFIGMAPS
 
 log = logging.getLogger("simulator")
 MAX_BODY = 1024 * 1024
@@ -32,6 +33,7 @@ class Simulator:
         self.fleet = Fleet(self.store, seed=seed, startup_delay_s=startup_delay_s)
         self.tokens = default_tokens()
         self.api = KubeApi(self.store, self.tokens)
+        self.faults = Faults(self.store)
         self.speed = speed
         self.lock = threading.Lock()
         self._stop = threading.Event()
@@ -50,12 +52,22 @@ class Simulator:
         self._stop.set()
 
     # --- /sim controls ----------------------------------------------------------------
-    def control(self, method: str, parts: list[str]) -> tuple[int, dict]:
+    def control(
+        self, method: str, parts: list[str], query: dict | None = None, body: bytes = b""
+    ) -> tuple[int, dict]:
+        query = query or {}
         if method == "GET" and parts == ["status"]:
             with self.lock:
                 return 200, {"scenarios": sorted(SCENARIOS), **self.fleet.status()}
+        if parts == ["faults"] and method in ("GET", "POST", "DELETE"):
+            return self.faults.control(method, body)
         if method == "GET" and parts == ["history"]:
-            changes = self.store.changes(CONFIGMAPS)
+            # ?resource=leaderworkersets&name=vllm-chat; ConfigMaps by default.
+            resource = RESOURCES.get((query.get("resource") or ["configmaps"])[0])
+            if resource is None:
+                return 400, {"error": f"resource must be one of {', '.join(RESOURCES)}"}
+            name = (query.get("name") or [None])[0]
+            changes = self.store.changes(resource, name)
             return 200, {
                 "changes": [
                     {"at": c.at, "actor": c.actor, "verb": c.verb, "name": c.name,
@@ -79,6 +91,15 @@ class Simulator:
                 return 400, {"error": str(exc)}
             return 200, {"cleared": slug or "all"}
         return 404, {"error": f"no such control: {method} /sim/{'/'.join(parts)}"}
+
+
+REASONS = {500: "InternalError", 503: "ServiceUnavailable", 504: "Timeout", 429: "TooManyRequests"}
+
+
+def fault_response(status: int) -> ApiResponse:
+    """An injected failure, shaped like the apiserver's own Status error."""
+    error = ApiError(status, REASONS.get(status, "InternalError"), f"injected fault ({status})")
+    return ApiResponse(status, json.dumps(error.status()).encode())
 
 
 def _handler(sim: Simulator):
@@ -117,10 +138,18 @@ def _handler(sim: Simulator):
             elif path in ("/api", "/version") or path.startswith(("/api/", "/apis")):
                 headers = dict(self.headers.items())
                 query = parse_qs(url.query, keep_blank_values=True)
-                resp = sim.api.handle(self.command, path, query, headers, body)
+                resp = sim.faults.around(
+                    self.command,
+                    path,
+                    lambda: sim.api.handle(self.command, path, query, headers, body),
+                    lambda status: fault_response(status),
+                    dry_run="All" in query.get("dryRun", []),
+                )
                 self._send(resp.status, resp.body, resp.content_type)
             elif path.startswith("/sim/"):
-                status, data = sim.control(self.command, [p for p in path[5:].split("/") if p])
+                parts = [p for p in path[5:].split("/") if p]
+                query = parse_qs(url.query)
+                status, data = sim.control(self.command, parts, query, body)
                 self._json(status, data)
             else:
                 self._json(404, {"error": f"not found: {path}"})

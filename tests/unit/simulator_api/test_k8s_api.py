@@ -20,7 +20,7 @@ from kubernetes.client.rest import ApiException
 
 from simulator import objects
 from simulator.k8s_api import KubeApi, default_tokens
-from simulator.k8s_auth import READ_ONLY_USER, WORKER_USER, token_for
+from simulator.k8s_auth import ADMIN_USER, READ_ONLY_USER, WORKER_USER, token_for
 from simulator.k8s_patch import PatchError, json_patch, merge_patch
 from simulator.kubeconfig import write_kubeconfig
 from simulator.store import CONFIGMAPS, LWS, NODES, PODS
@@ -111,6 +111,12 @@ def reader(connect):
     return connect("read-only")
 
 
+@pytest.fixture
+def admin(connect):
+    """For verbs the least-privilege worker lacks (list LWS, PUT), which the API serves."""
+    return connect("kubernetes-admin")
+
+
 def lws(api_client, verb, name, *body, scale=False, **kw):
     """CustomObjectsApi.<verb>_namespaced_custom_object[_scale] on an LWS in llm-serving."""
     method = f"{verb}_namespaced_custom_object{'_scale' if scale else ''}"
@@ -178,10 +184,10 @@ def test_discovery(worker):
 
 
 # --- LeaderWorkerSets ---------------------------------------------------------------------
-def test_get_and_list_lws(worker):
+def test_get_and_list_lws(worker, admin):
     chat = lws(worker, "get", "vllm-chat")
     assert (chat["kind"], chat["spec"]["replicas"]) == ("LeaderWorkerSet", 4)
-    api = client.CustomObjectsApi(worker)
+    api = client.CustomObjectsApi(admin)
     listed = api.list_namespaced_custom_object(GROUP, VERSION, NS, PLURAL, _request_timeout=T)
     assert listed["kind"] == "LeaderWorkerSetList"
     assert [i["metadata"]["name"] for i in listed["items"]] == ["vllm-chat", "vllm-long"]
@@ -233,7 +239,7 @@ def test_json_patch_failed_test_op_is_422_and_changes_nothing(worker, store):
     assert store.get(LWS, NS, "vllm-chat") == before
 
 
-def test_scale_subresource(worker, server, store):
+def test_scale_subresource(worker, admin, server, store):
     scale = lws(worker, "get", "vllm-chat", scale=True)
     assert (scale["apiVersion"], scale["kind"], scale["spec"]["replicas"]) == (
         "autoscaling/v1", "Scale", 4,
@@ -247,11 +253,9 @@ def test_scale_subresource(worker, server, store):
     assert patched["spec"]["replicas"] == store.get(LWS, NS, "vllm-chat")["spec"]["replicas"] == 6
     assert patched["metadata"]["resourceVersion"] != scale["metadata"]["resourceVersion"]
     stale = {**scale, "spec": {"replicas": 5}}  # a Scale naming the old resourceVersion
-    assert (
-        fails(409, lws, worker, "replace", "vllm-chat", stale, scale=True)["reason"] == "Conflict"
-    )
+    assert fails(409, lws, admin, "replace", "vllm-chat", stale, scale=True)["reason"] == "Conflict"
     fresh = {**patched, "spec": {"replicas": 5}}
-    assert lws(worker, "replace", "vllm-chat", fresh, scale=True)["spec"]["replicas"] == 5
+    assert lws(admin, "replace", "vllm-chat", fresh, scale=True)["spec"]["replicas"] == 5
 
 
 def test_invalid_replicas_is_422(worker, store):
@@ -269,17 +273,17 @@ def test_unknown_lws_is_404(worker):
     assert status["details"] == {"name": "nope", "group": GROUP, "kind": PLURAL}
 
 
-def test_lws_put_needs_current_resource_version_and_keeps_status(worker, store):
-    old = lws(worker, "get", "vllm-long")
+def test_lws_put_needs_current_resource_version_and_keeps_status(admin, store):
+    old = lws(admin, "get", "vllm-long")
     store.mutate(LWS, NS, "vllm-long", lambda o: o["metadata"]["labels"].update(x="y"))
-    fails(409, lws, worker, "replace", "vllm-long", old)
-    new = lws(worker, "get", "vllm-long")
+    fails(409, lws, admin, "replace", "vllm-long", old)
+    new = lws(admin, "get", "vllm-long")
     new["spec"]["replicas"], new["status"] = 3, {"replicas": 99}
-    replaced = lws(worker, "replace", "vllm-long", new)
+    replaced = lws(admin, "replace", "vllm-long", new)
     assert replaced["spec"]["replicas"] == 3
     assert replaced["status"]["replicas"] == 2  # status is a subresource: kept
     del new["metadata"]["resourceVersion"]  # CRDs do not allow unconditional updates
-    fails(422, lws, worker, "replace", "vllm-long", new)
+    fails(422, lws, admin, "replace", "vllm-long", new)
 
 
 def test_lws_strategic_merge_patch_is_415(worker):
@@ -299,8 +303,8 @@ def test_stale_resource_version_in_merge_patch_is_409(worker, store):
 
 
 # --- ConfigMaps, Pods, Nodes ----------------------------------------------------------------
-def test_configmap_read_replace_patch_and_stale_replace(worker, store):
-    core = client.CoreV1Api(worker)
+def test_configmap_read_replace_patch_and_stale_replace(worker, admin, store):
+    core = client.CoreV1Api(admin)  # PUT: the worker only patches
     cm = core.read_namespaced_config_map(ROUTER, NS, _request_timeout=T)
     old_rv = cm.metadata.resource_version
     dynamic = json.loads(cm.data["dynamic_config.json"])
@@ -311,12 +315,13 @@ def test_configmap_read_replace_patch_and_stale_replace(worker, store):
     cm.metadata.resource_version = old_rv  # stale
     status = fails(409, core.replace_namespaced_config_map, ROUTER, NS, cm)
     assert status["message"].startswith(f'Operation cannot be fulfilled on configmaps "{ROUTER}"')
+    assert store.changes(CONFIGMAPS, ROUTER)[-1].actor == ADMIN_USER
     # A dict body is sent as a strategic merge patch; for a core type it merges.
-    patched = core.patch_namespaced_config_map(
+    patched = client.CoreV1Api(worker).patch_namespaced_config_map(
         GATEWAY, NS, {"data": {"x": "1"}}, _request_timeout=T
     )
     assert set(patched.data) == {"config.json", "x"}
-    assert store.changes(CONFIGMAPS, ROUTER)[-1].actor == WORKER_USER
+    assert store.changes(CONFIGMAPS, GATEWAY)[-1].actor == WORKER_USER
 
 
 def test_configmap_create_and_delete(connect):
@@ -379,7 +384,7 @@ def test_patch_node_cordon_and_uncordon(worker, server, store):
     assert not node.spec.taints
 
 
-def test_dry_run_changes_nothing(worker, store):
+def test_dry_run_changes_nothing(worker, admin, store):
     core = client.CoreV1Api(worker)
     before = [store.get(LWS, NS, "vllm-chat"), store.get(CONFIGMAPS, NS, GATEWAY)]
     before.append(store.get(NODES, None, "gpu-node-1"))
@@ -391,7 +396,7 @@ def test_dry_run_changes_nothing(worker, store):
     assert patched["metadata"]["resourceVersion"] == before[0]["metadata"]["resourceVersion"]
     cm = core.read_namespaced_config_map(GATEWAY, NS, _request_timeout=T)
     cm.data["config.json"] = "{}"
-    replaced = core.replace_namespaced_config_map(
+    replaced = client.CoreV1Api(admin).replace_namespaced_config_map(
         GATEWAY, NS, cm, dry_run="All", _request_timeout=T
     )
     assert replaced.data["config.json"] == "{}"
