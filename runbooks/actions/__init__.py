@@ -1,0 +1,1 @@
+"""Self-service remediation actions: the six kinds, the Kubernetes client, permissions."""
