@@ -8,6 +8,6 @@ from console.errors import DomainError
 
 def exception_handler(exc, context):
     if isinstance(exc, DomainError):
-        status = 404 if exc.code == "not_found" else 409
+        status = {"not_found": 404, "invalid_params": 400}.get(exc.code, 409)
         return Response({"detail": str(exc), "code": exc.code}, status=status)
     return drf_exception_handler(exc, context)

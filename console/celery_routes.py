@@ -13,11 +13,22 @@ QUEUES = (Queue("default"), Queue("actions"))
 TASK_ROUTES = {
     "incidents.tasks.webhook_receipt_replay": {"queue": "default"},
     "incidents.tasks.webhook_receipts_prune": {"queue": "default"},
+    "runbooks.tasks.action_run_execute": {"queue": "actions"},
+    "runbooks.tasks.action_runs_recover": {"queue": "default"},
+    "runbooks.tasks.config_revisions_capture": {"queue": "default"},
 }
 
 BEAT_SCHEDULE = {
     "prune-webhook-receipts": {
         "task": "incidents.tasks.webhook_receipts_prune",
         "schedule": timedelta(hours=1),
+    },
+    "recover-action-runs": {
+        "task": "runbooks.tasks.action_runs_recover",
+        "schedule": timedelta(seconds=60),
+    },
+    "capture-config-revisions": {
+        "task": "runbooks.tasks.config_revisions_capture",
+        "schedule": timedelta(seconds=30),
     },
 }

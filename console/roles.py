@@ -24,12 +24,14 @@ _VIEW = (
     "incidents.view_incident",
     "incidents.view_alert",
     "incidents.view_timelineevent",
+    "runbooks.view_actionrun",
 )
 _RESPOND = (
     "incidents.acknowledge_incident",
     "incidents.mitigate_incident",
     "incidents.add_note",
     "incidents.take_command",
+    "runbooks.request_actionrun",
 )
 _COMMAND = (
     "incidents.resolve_incident",
@@ -37,6 +39,7 @@ _COMMAND = (
     "incidents.reopen_incident",
     "incidents.view_webhookreceipt",
     "incidents.replay_webhookreceipt",
+    "runbooks.approve_actionrun",
 )
 _ADMIN = (
     "incidents.change_incident",
@@ -50,12 +53,14 @@ ROLES: dict[str, Role] = {
     VIEWER: Role(VIEWER, "Reads incidents, alerts and timelines.", _VIEW),
     RESPONDER: Role(
         RESPONDER,
-        "Acknowledges and mitigates, writes notes, takes command of an unowned incident.",
+        "Acknowledges and mitigates, writes notes, takes command of an unowned incident, "
+        "requests remediation actions.",
         _VIEW + _RESPOND,
     ),
     COMMANDER: Role(
         COMMANDER,
-        "Assigns the commander, resolves and reopens; sees the webhook receipt log.",
+        "Assigns the commander, resolves and reopens, approves other people's risky actions; "
+        "sees the webhook receipt log.",
         _VIEW + _RESPOND + _COMMAND,
     ),
     ADMIN: Role(

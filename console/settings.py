@@ -230,6 +230,9 @@ SPECTACULAR_SETTINGS = {
     "ENUM_NAME_OVERRIDES": {
         "IncidentStatusEnum": "incidents.models.IncidentStatus",
         "AlertStatusEnum": "incidents.models.AlertStatus",
+        "ActionKindEnum": "runbooks.actions.serializers.KIND_CHOICES",
+        "ActionRunStatusEnum": "runbooks.actions.models.ActionRunStatus",
+        "ActionRunStatusFilterEnum": "runbooks.actions.serializers.STATUS_FILTER_CHOICES",
     },
 }
 
@@ -258,6 +261,33 @@ LIVE_REFRESH_SECONDS = env.int("LIVE_REFRESH_SECONDS", default=10)
 PROMETHEUS_URL = env.str("PROMETHEUS_URL", default="http://127.0.0.1:9090")
 PROMETHEUS_TIMEOUT_SECONDS = env.float("PROMETHEUS_TIMEOUT_SECONDS", default=3.0)
 TRIAGE_CACHE_SECONDS = env.int("TRIAGE_CACHE_SECONDS", default=10)
+
+# --- Remediation actions (runbooks/actions) -------------------------------------------
+# Kubernetes: a kubeconfig path, else in-cluster config when running in a pod.
+KUBECONFIG = env.str("KUBECONFIG", default="")
+ACTIONS_K8S_TIMEOUT_SECONDS = env.float("ACTIONS_K8S_TIMEOUT_SECONDS", default=5.0)
+# Guardrails.
+ACTIONS_SCALE_MIN_REPLICAS = env.int("ACTIONS_SCALE_MIN_REPLICAS", default=1)
+ACTIONS_SCALE_MAX_REPLICAS = env.int("ACTIONS_SCALE_MAX_REPLICAS", default=16)
+ACTIONS_SCALE_MAX_STEP = env.int("ACTIONS_SCALE_MAX_STEP", default=4)
+ACTIONS_MAX_CORDONED_NODES = env.int("ACTIONS_MAX_CORDONED_NODES", default=2)
+# Approval: these severities always, plus the kinds marked risky (or this list, if set).
+ACTIONS_APPROVAL_SEVERITIES = env.list("ACTIONS_APPROVAL_SEVERITIES", default=["SEV1"])
+ACTIONS_APPROVAL_KINDS = env.list("ACTIONS_APPROVAL_KINDS", default=None)
+# Execution: bounded retries for 409 and for timeouts/5xx, then the run fails with the reason.
+ACTIONS_CONFLICT_RETRIES = env.int("ACTIONS_CONFLICT_RETRIES", default=3)
+ACTIONS_TRANSIENT_RETRIES = env.int("ACTIONS_TRANSIENT_RETRIES", default=3)
+ACTIONS_RETRY_BACKOFF_SECONDS = env.float("ACTIONS_RETRY_BACKOFF_SECONDS", default=0.5)
+ACTIONS_VERIFY_SECONDS = env.float("ACTIONS_VERIFY_SECONDS", default=15.0)
+ACTIONS_TASK_TIME_LIMIT = env.int("ACTIONS_TASK_TIME_LIMIT", default=120)
+# A claimed run whose worker has not finished by then is taken for lost (> task limit).
+ACTIONS_LEASE_SECONDS = env.int("ACTIONS_LEASE_SECONDS", default=300)
+ACTIONS_MAX_ATTEMPTS = env.int("ACTIONS_MAX_ATTEMPTS", default=3)
+ACTIONS_REQUEUE_AFTER_SECONDS = env.int("ACTIONS_REQUEUE_AFTER_SECONDS", default=120)
+ACTIONS_TRACKED_CONFIGMAPS = env.list(
+    "ACTIONS_TRACKED_CONFIGMAPS",
+    default=["llm-serving/vllm-router-config", "llm-serving/llm-gateway-config"],
+)
 
 LOGGING = {
     "version": 1,

@@ -154,6 +154,7 @@ class TimelineEventType(models.TextChoices):
     RUNBOOK_CHANGED = "runbook_changed", "Runbook changed"
     DIAGNOSIS_CONFIRMED = "diagnosis_confirmed", "Diagnosis confirmed"
     RUNBOOK_STEP = "runbook_step", "Runbook step done"
+    ACTION = "action", "Action"
 
 
 class TimelineEvent(models.Model):

@@ -3,9 +3,24 @@
 from django.urls import path
 
 from runbooks import api
+from runbooks.actions import api as actions
 
 app_name = "runbooks_api"
 
 urlpatterns = [
     path("incidents/<int:pk>/triage/", api.IncidentTriageApi.as_view(), name="incident-triage"),
+    path(
+        "incidents/<int:pk>/actions/", actions.IncidentActionsApi.as_view(), name="incident-actions"
+    ),
+    path(
+        "incidents/<int:pk>/actions/preview/",
+        actions.IncidentActionPreviewApi.as_view(),
+        name="incident-action-preview",
+    ),
+    path("actions/", actions.ActionRunListApi.as_view(), name="action-list"),
+    path("actions/<int:pk>/", actions.ActionRunDetailApi.as_view(), name="action-detail"),
+    path("actions/<int:pk>/approve/", actions.ActionRunApproveApi.as_view(), name="action-approve"),
+    path("actions/<int:pk>/reject/", actions.ActionRunRejectApi.as_view(), name="action-reject"),
+    path("actions/<int:pk>/cancel/", actions.ActionRunCancelApi.as_view(), name="action-cancel"),
+    path("actions/<int:pk>/undo/", actions.ActionRunUndoApi.as_view(), name="action-undo"),
 ]

@@ -1,6 +1,7 @@
 from django.urls import path
 
 from runbooks import views
+from runbooks.actions import views as actions
 
 app_name = "runbooks"
 urlpatterns = [
@@ -15,5 +16,21 @@ urlpatterns = [
     ),
     path("incidents/<int:pk>/steps/<slug:step>/", views.incident_step_check, name="incident-step"),
     path("incidents/<int:pk>/signals/", views.incident_signals_partial, name="incident-signals"),
+    # Actions (before the runbook slug pattern, which would swallow "actions/").
+    path("actions/", actions.action_list, name="actions"),
+    path("actions/<int:run_id>/", actions.action_run_page, name="action-run"),
+    path("actions/<int:run_id>/card/", actions.run_card, name="action-card"),
+    path("actions/<int:run_id>/approve/", actions.run_approve, name="action-approve"),
+    path("actions/<int:run_id>/reject/", actions.run_reject, name="action-reject"),
+    path("actions/<int:run_id>/cancel/", actions.run_cancel, name="action-cancel"),
+    path("actions/<int:run_id>/undo/", actions.run_undo, name="action-undo"),
+    path("incidents/<int:pk>/actions/", actions.incident_actions_partial, name="incident-actions"),
+    path("incidents/<int:pk>/actions/confirm/", actions.action_confirm, name="action-confirm"),
+    path(
+        "incidents/<int:pk>/actions/preview/",
+        actions.action_confirm_update,
+        name="action-preview",
+    ),
+    path("incidents/<int:pk>/actions/request/", actions.action_request, name="action-request"),
     path("<slug:slug>/", views.runbook_detail, name="runbook"),
 ]

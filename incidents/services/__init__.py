@@ -15,7 +15,11 @@ from incidents.services.receipts import (
     webhook_receipt_replay_request,
     webhook_receipts_prune,
 )
-from incidents.services.timeline import incident_event_add, incident_runbook_set
+from incidents.services.timeline import (
+    incident_event_add,
+    incident_event_record,
+    incident_runbook_set,
+)
 
 __all__ = [
     "IngestResult",
@@ -23,6 +27,7 @@ __all__ = [
     "incident_acknowledge",
     "incident_commander_set",
     "incident_event_add",
+    "incident_event_record",
     "incident_mitigate",
     "incident_note_add",
     "incident_reopen",

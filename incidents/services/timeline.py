@@ -92,3 +92,29 @@ def incident_event_add(
         message=message,
         payload=dict(payload or {}),
     )
+
+
+def incident_event_record(
+    *,
+    incident_id: int,
+    kind: str,
+    message: str,
+    payload: dict[str, Any],
+    actor=None,
+    source: str = "system",
+) -> TimelineEvent:
+    """Append one event on behalf of a caller that has already checked permissions (a
+    higher app's service, or a worker acting for a run someone was allowed to request).
+    Runs inside the caller's transaction so the event and the change commit together."""
+    if kind not in TimelineEventType.values:
+        raise DomainError(f"{kind!r} is not a timeline event kind.", code="invalid")
+    message = _clean_text(message, limit=MESSAGE_MAX_CHARS, what="message", required=True)
+    return TimelineEvent.objects.create(
+        incident_id=incident_id,
+        kind=kind,
+        occurred_at=timezone.now(),
+        actor=actor,
+        source=source,
+        message=message,
+        payload=dict(payload or {}),
+    )

@@ -43,43 +43,59 @@ def redis_broker():
 
 
 @pytest.fixture
-def celery_worker_process(require_postgres, redis_broker, tmp_path):
-    """A real `celery worker` process consuming default and actions queues from Redis,
-    writing to the same test database as the test."""
-    env = {
-        **os.environ,
-        "DJANGO_SETTINGS_MODULE": "console.settings",
-        "DATABASE_URL": database_url(),
-        "CELERY_BROKER_URL": REDIS_URL,
-        "SECRET_KEY": "integration-test",
-        "ALERTMANAGER_TOKEN": "test-alertmanager-token",
-        "VAR_DIR": str(tmp_path),
-    }
-    log = open(tmp_path / "worker.log", "w+")  # noqa: SIM115
-    proc = subprocess.Popen(
-        [str(BIN / "celery"), "-A", "console", "worker", "-Q", "default,actions",
-         "--concurrency", "1", "--pool", "prefork", "--loglevel", "INFO",
-         "--hostname", f"test-{os.getpid()}@%h"],
-        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
-    )  # fmt: skip
+def start_worker(require_postgres, redis_broker, tmp_path):
+    """Start real `celery worker` processes consuming the default and actions queues from
+    Redis and writing to the test's own database; `extra_env` adds settings (KUBECONFIG,
+    ACTIONS_*). Returns the process; each has its log at `proc.log_path`."""
+    procs = []
 
-    def ready():
-        log.seek(0)
-        text = log.read()
-        if proc.poll() is not None:
-            raise AssertionError(f"worker exited:\n{text[-3000:]}")
-        return " ready." in text
+    def _start(extra_env: dict | None = None, *, concurrency: int = 1) -> subprocess.Popen:
+        env = {
+            **os.environ,
+            "DJANGO_SETTINGS_MODULE": "console.settings",
+            "DATABASE_URL": database_url(),
+            "CELERY_BROKER_URL": REDIS_URL,
+            "SECRET_KEY": "integration-test",
+            "ALERTMANAGER_TOKEN": "test-alertmanager-token",
+            "VAR_DIR": str(tmp_path),
+            **(extra_env or {}),
+        }
+        n = len(procs)
+        log_path = tmp_path / f"worker-{n}.log"
+        log = open(log_path, "w+")  # noqa: SIM115
+        proc = subprocess.Popen(
+            [str(BIN / "celery"), "-A", "console", "worker", "-Q", "default,actions",
+             "--concurrency", str(concurrency), "--pool", "prefork", "--loglevel", "INFO",
+             "--hostname", f"test-{os.getpid()}-{n}@%h"],
+            cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+        )  # fmt: skip
+        proc.log_path = log_path
+        procs.append((proc, log))
 
-    try:
+        def ready():
+            log.seek(0)
+            text = log.read()
+            if proc.poll() is not None:
+                raise AssertionError(f"worker exited:\n{text[-3000:]}")
+            return " ready." in text
+
         wait_for(ready, timeout=60, what="the Celery worker to be ready")
-        yield proc
-    finally:
+        return proc
+
+    yield _start
+    for proc, log in procs:
         proc.terminate()
         try:
             proc.wait(timeout=20)
         except subprocess.TimeoutExpired:
             proc.kill()
         log.close()
+
+
+@pytest.fixture
+def celery_worker_process(start_worker):
+    """One worker with the default settings."""
+    return start_worker()
 
 
 def _login(base: str, user: str, password: str):

@@ -49,6 +49,12 @@ class Command(BaseCommand):
             call_command("seed_demo", stdout=out)
             seeded = json.loads(out.getvalue())
             creds = f"{seeded['username']} / {seeded['password']}"
+            approver = seeded.get("approver") or {}
+            if approver:
+                creds += (
+                    f"\n  approver:   {approver['username']} / {approver['password']} "
+                    "(a second person approves SEV1 and risky actions)"
+                )
         ports = Ports(
             web=port,
             simulator=int(os.environ.get("SIMULATOR_PORT", "9400")),

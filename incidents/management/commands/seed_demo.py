@@ -74,19 +74,28 @@ class Command(BaseCommand):
     def handle(self, *args, username, password, **options):
         roles.roles_sync()
         password = self._admin(username, password)
+        # A second person: risky actions and SEV1 incidents need someone other than the
+        # requester to approve, so the demo needs two logins.
+        approver = self._user("commander", roles.COMMANDER, "demo_commander_password")
         loaded = 0 if Incident.objects.exists() else self._incidents()
         self.stdout.write(json.dumps({"username": username, "password": password,
+                                      "approver": {"username": "commander",
+                                                   "password": approver},
                                       "incidents_loaded": loaded}))  # fmt: skip
 
     def _admin(self, username: str, password: str) -> str:
-        stored = settings.VAR_DIR / "demo_admin_password"
+        return self._user(username, roles.ADMIN, "demo_admin_password", password, superuser=True)
+
+    def _user(self, username, role, file, password="", *, superuser=False) -> str:
+        stored = settings.VAR_DIR / file
         User = get_user_model()
         user = User.objects.filter(username=username).first()
         if user is not None:
             return stored.read_text().strip() if stored.exists() else "(unchanged)"
         password = password or secrets.token_urlsafe(9)
-        user = User.objects.create_superuser(username=username, password=password, email="")
-        user.groups.add(Group.objects.get(name=roles.ADMIN))
+        create = User.objects.create_superuser if superuser else User.objects.create_user
+        user = create(username=username, password=password, email="")
+        user.groups.add(Group.objects.get(name=role))
         settings.VAR_DIR.mkdir(parents=True, exist_ok=True)
         stored.write_text(password)
         stored.chmod(0o600)

@@ -1,0 +1,60 @@
+"""Can the console act on the cluster right now? Checked when a worker starts (logged) and
+shown on the actions pages (cached), so a missing RBAC grant or an unreachable API is
+found before an incident needs a fix, not during one."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+from django.core.cache import cache
+
+from runbooks.actions.kinds import ActionError
+
+log = logging.getLogger(__name__)
+CACHE_KEY = "actions:kubernetes-access"
+CACHE_SECONDS = 60
+
+
+@dataclass(frozen=True)
+class Access:
+    ok: bool
+    message: str
+    missing: tuple[str, ...] = ()
+
+
+def kubernetes_access_check() -> Access:
+    from runbooks.actions.permissions import missing_permissions
+
+    try:
+        missing = missing_permissions()
+    except ActionError as exc:
+        return Access(False, f"The console cannot reach Kubernetes: {exc.message}")
+    if missing:
+        return Access(
+            False,
+            f"The console's Kubernetes credentials lack {len(missing)} permission(s) the "
+            "actions need; grant them with deploy/k8s/rbac.yaml.",
+            tuple(missing),
+        )
+    return Access(True, "Kubernetes reachable; every permission the actions need is granted.")
+
+
+def kubernetes_access() -> Access:
+    """The check's result, cached for a minute so pages do not ask on every load."""
+    found = cache.get(CACHE_KEY)
+    if found is None:
+        found = kubernetes_access_check()
+        cache.set(CACHE_KEY, found, CACHE_SECONDS)
+    return found
+
+
+def log_access_at_worker_start(**_kwargs) -> None:
+    """celery worker_ready: say loudly what is missing; never stop the worker for it."""
+    access = kubernetes_access_check()
+    if access.ok:
+        log.info("actions: %s", access.message)
+        return
+    log.error("actions: %s", access.message)
+    for line in access.missing:
+        log.error("actions: missing permission: %s", line)

@@ -1,0 +1,213 @@
+"""REST API of the remediation actions (DESIGN.md §4.6): request (with an idempotency key),
+preview, read, approve, reject, cancel, undo. The same services and permissions as the
+console pages; a refused change answers 409 {"detail", "code"} ("busy" when the target has
+an active run), bad parameters 400, an unknown run or incident 404.
+"""
+
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import status
+from rest_framework.exceptions import NotFound
+from rest_framework.response import Response
+
+from console.permissions import HasConsoleRole, require_perm
+from incidents import selectors as incident_selectors
+from incidents.api import (
+    E400,
+    ID_PARAM,
+    ITEM_READ_ERRORS,
+    ITEM_WRITE_ERRORS,
+    READ_ERRORS,
+    IncidentApi,
+    _body,
+)
+from runbooks.actions import policy, selectors, services
+from runbooks.actions.serializers import (
+    ActionListQuerySerializer,
+    ActionPreviewInputSerializer,
+    ActionPreviewSerializer,
+    ActionRequestSerializer,
+    ActionRunDetailSerializer,
+    ActionRunSerializer,
+    DecisionInputSerializer,
+    UndoInputSerializer,
+)
+
+TAG = "actions"
+RUN_PARAM = OpenApiParameter("id", int, OpenApiParameter.PATH, description="Action run id.")
+WRITE = {400: E400, **ITEM_WRITE_ERRORS}
+
+
+def _run_response(run_id: int, code=status.HTTP_200_OK) -> Response:
+    run = selectors.action_run_get(run_id=run_id)
+    if run is None:
+        raise NotFound(f"Action run #{run_id} does not exist.")
+    return Response(ActionRunDetailSerializer(run).data, status=code)
+
+
+@extend_schema(tags=[TAG])
+class ActionRunListApi(IncidentApi):
+    """Every run (the audit view), newest first, filtered and paginated (`?page=`)."""
+
+    permission_classes = [HasConsoleRole, require_perm(policy.VIEW)]
+
+    @extend_schema(
+        operation_id="actions_list",
+        summary="List action runs",
+        parameters=[ActionListQuerySerializer],
+        responses={200: ActionRunSerializer(many=True), 400: E400, **READ_ERRORS},
+    )
+    def get(self, request):
+        query = ActionListQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        runs = selectors.action_run_list(
+            filters=selectors.RunFilters.from_params(query.validated_data)
+        )
+        page = self.paginate_queryset(runs)
+        return self.get_paginated_response(ActionRunSerializer(page, many=True).data)
+
+
+@extend_schema(tags=[TAG], parameters=[ID_PARAM])
+class IncidentActionsApi(IncidentApi):
+    """The incident's action runs (GET) or a new one (POST). POST with a key already used
+    by the same person answers that run (200) instead of creating another (201)."""
+
+    def get_permissions(self):
+        perm = policy.REQUEST if self.request.method == "POST" else policy.VIEW
+        return [HasConsoleRole(), require_perm(perm)()]
+
+    @extend_schema(
+        operation_id="incidents_actions_list",
+        summary="The incident's action runs",
+        responses={200: ActionRunSerializer(many=True), **ITEM_READ_ERRORS},
+    )
+    def get(self, request, pk: int):
+        if incident_selectors.incident_get(incident_id=pk) is None:
+            raise NotFound(f"Incident #{pk} does not exist.")
+        runs = selectors.incident_action_runs(incident_id=pk)
+        return Response(ActionRunSerializer(runs, many=True).data)
+
+    @extend_schema(
+        operation_id="incidents_actions_request",
+        summary="Request an action (responder)",
+        request=ActionRequestSerializer,
+        responses={
+            201: ActionRunDetailSerializer,
+            200: OpenApiResponse(ActionRunDetailSerializer, description="Same key: same run."),
+            **WRITE,
+        },
+    )
+    def post(self, request, pk: int):
+        data = _body(ActionRequestSerializer, request)
+        before = selectors.action_run_list().filter(
+            requested_by=request.user, idempotency_key=data["idempotency_key"]
+        )
+        existed = before.exists()
+        run = services.action_run_request(
+            incident_id=pk,
+            actor=request.user,
+            kind=data["kind"],
+            params=data["params"],
+            idempotency_key=data["idempotency_key"],
+        )
+        return _run_response(run.pk, status.HTTP_200_OK if existed else status.HTTP_201_CREATED)
+
+
+@extend_schema(tags=[TAG], parameters=[ID_PARAM])
+class IncidentActionPreviewApi(IncidentApi):
+    """What the action would do now: current -> desired, the server-side dry run, whether
+    it needs approval and whether the target is busy. Changes nothing in the cluster."""
+
+    permission_classes = [HasConsoleRole, require_perm(policy.REQUEST)]
+
+    @extend_schema(
+        operation_id="incidents_actions_preview",
+        summary="Preview an action",
+        request=ActionPreviewInputSerializer,
+        responses={200: ActionPreviewSerializer, **WRITE},
+    )
+    def post(self, request, pk: int):
+        data = _body(ActionPreviewInputSerializer, request)
+        preview = services.action_run_preview(
+            incident_id=pk, actor=request.user, kind=data["kind"], params=data["params"]
+        )
+        return Response(ActionPreviewSerializer(preview).data)
+
+
+@extend_schema(tags=[TAG], parameters=[RUN_PARAM])
+class ActionRunDetailApi(IncidentApi):
+    """One run with its audit events."""
+
+    permission_classes = [HasConsoleRole, require_perm(policy.VIEW)]
+
+    @extend_schema(
+        operation_id="actions_retrieve",
+        summary="One action run",
+        responses={200: ActionRunDetailSerializer, **ITEM_READ_ERRORS},
+    )
+    def get(self, request, pk: int):
+        return _run_response(pk)
+
+
+def _decision_view(name: str, perm: str, summary: str, doc: str, call):
+    @extend_schema(tags=[TAG], parameters=[RUN_PARAM])
+    class DecisionApi(IncidentApi):
+        permission_classes = [HasConsoleRole, require_perm(perm)]
+
+        @extend_schema(
+            operation_id=f"actions_{name}",
+            summary=summary,
+            description=doc,
+            request=DecisionInputSerializer,
+            responses={200: ActionRunDetailSerializer, **WRITE},
+        )
+        def post(self, request, pk: int):
+            data = _body(DecisionInputSerializer, request)
+            run = call(run_id=pk, actor=request.user, note=data["note"])
+            return _run_response(run.pk)
+
+    DecisionApi.__name__ = DecisionApi.__qualname__ = f"ActionRun{name.title()}Api"
+    return DecisionApi
+
+
+ActionRunApproveApi = _decision_view(
+    "approve",
+    policy.APPROVE,
+    "Approve a run (commander, not the requester)",
+    "Queues the run for the worker.",
+    services.action_run_approve,
+)
+ActionRunRejectApi = _decision_view(
+    "reject",
+    policy.APPROVE,
+    "Reject a run (commander, not the requester)",
+    "The run ends without touching the cluster.",
+    services.action_run_reject,
+)
+ActionRunCancelApi = _decision_view(
+    "cancel",
+    policy.REQUEST,
+    "Cancel a run that has not started (requester or commander)",
+    "A running write is not interrupted.",
+    services.action_run_cancel,
+)
+
+
+@extend_schema(tags=[TAG], parameters=[RUN_PARAM])
+class ActionRunUndoApi(IncidentApi):
+    """Request a new run that restores the state saved before this one (same approval
+    policy as any request)."""
+
+    permission_classes = [HasConsoleRole, require_perm(policy.REQUEST)]
+
+    @extend_schema(
+        operation_id="actions_undo",
+        summary="Undo a succeeded run",
+        request=UndoInputSerializer,
+        responses={201: ActionRunDetailSerializer, **WRITE},
+    )
+    def post(self, request, pk: int):
+        data = _body(UndoInputSerializer, request)
+        run = services.action_run_undo(
+            run_id=pk, actor=request.user, idempotency_key=data["idempotency_key"]
+        )
+        return _run_response(run.pk, status.HTTP_201_CREATED)

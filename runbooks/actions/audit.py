@@ -1,0 +1,58 @@
+"""One way to change a run's status: the row, its audit event and the incident's timeline
+move together, in the caller's transaction."""
+
+from __future__ import annotations
+
+from django.utils import timezone
+
+from incidents.models import TimelineEventType
+from incidents.services import incident_event_record
+from runbooks.actions.models import ActionRun, ActionRunEvent
+
+TIMELINE_MAX = 1_900  # incidents caps timeline messages at 2,000 characters
+
+
+def run_label(run: ActionRun) -> str:
+    return f"Action #{run.pk} {run.kind} on {run.target}"
+
+
+def run_record(
+    run: ActionRun,
+    *,
+    message: str,
+    actor=None,
+    to: str | None = None,
+    payload: dict | None = None,
+    timeline: bool = True,
+    fields: tuple[str, ...] = (),
+) -> ActionRunEvent:
+    """Save the run (status `to` if given, plus `fields`), append the audit event and,
+    unless `timeline` is False (retries and other detail), the incident timeline event."""
+    status_from = run.status
+    if to is not None:
+        run.status = to
+    update = {*fields, "updated_at"} | ({"status"} if to is not None else set())
+    run.save(update_fields=sorted(update))
+    payload = {"run": run.pk, "kind": run.kind, "target": run.target, **(payload or {})}
+    event = ActionRunEvent.objects.create(
+        run=run,
+        occurred_at=timezone.now(),
+        actor=actor,
+        status_from=status_from if to is not None else "",
+        status_to=run.status if to is not None else "",
+        message=message,
+        payload=payload,
+    )
+    if timeline:
+        text = f"{run_label(run)}: {message}"
+        if len(text) > TIMELINE_MAX:
+            text = text[: TIMELINE_MAX - 1] + "…"
+        incident_event_record(
+            incident_id=run.incident_id,
+            kind=TimelineEventType.ACTION,
+            message=text,
+            payload={**payload, "status": run.status},
+            actor=actor,
+            source="console" if actor is not None else "worker",
+        )
+    return event

@@ -1,0 +1,77 @@
+"""Turning the incident page's inputs into action parameters.
+
+The recommended action's parameters are filled on the server from the incident's alert
+labels; the dialog posts them back as `param.<name>` fields the responder may edit. Values
+arrive as text, so they are read back as JSON scalars where they look like one (numbers,
+true/false) and kept as text otherwise; the kind's own validation has the last word.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from console.errors import DomainError
+from incidents.models import Incident
+from runbooks.placeholders import PLACEHOLDER, fill_params, missing
+from runbooks.triage import incident_alerts_firing_first, incident_labels, incident_runbook
+
+PREFIX = "param."
+MAX_PARAMS = 20
+INT_RE = re.compile(r"-?\d{1,9}")
+
+
+def _scalar(text: str) -> Any:
+    text = text.strip()
+    if INT_RE.fullmatch(text):
+        return int(text)
+    if text.lower() in ("true", "false"):
+        return text.lower() == "true"
+    if text.startswith(("{", "[")):
+        try:
+            return json.loads(text)
+        except ValueError:
+            return text
+    return text
+
+
+def coerce_params(post) -> dict[str, Any]:
+    """`param.<name>` fields of a POST -> {name: value}; empty fields are left out."""
+    params: dict[str, Any] = {}
+    for key in list(post.keys())[:200]:
+        if not key.startswith(PREFIX):
+            continue
+        name = key[len(PREFIX) :][:64]
+        value = post.get(key, "")
+        if value.strip() == "" or len(params) >= MAX_PARAMS:
+            continue
+        params[name] = _scalar(value)
+    return params
+
+
+def _fill_known(value: Any, labels: dict) -> Any:
+    """Fill the placeholders the labels can fill; leave "{pod}" visible where they cannot,
+    so the responder sees what to type instead of a guess."""
+    if isinstance(value, str):
+        if not missing(value, labels):
+            return fill_params(value, labels)
+        return PLACEHOLDER.sub(
+            lambda m: str(labels.get(m.group(1)) or m.group(0)),
+            value,
+        )
+    return value
+
+
+def recommended_action(incident: Incident, index: str) -> dict[str, Any]:
+    """The incident runbook's emergency action number `index`, with its parameters."""
+    alerts = incident_alerts_firing_first(incident)
+    runbook = incident_runbook(incident, alerts)
+    if runbook is None:
+        raise DomainError("This incident has no runbook, so it has no recommended actions.")
+    if not str(index).isdigit() or int(index) >= len(runbook.emergency_actions):
+        raise DomainError(f"The runbook {runbook.slug} has no action number {index[:10]!r}.")
+    action = runbook.emergency_actions[int(index)]
+    labels = incident_labels(incident, alerts)
+    params = {k: _fill_known(v, labels) for k, v in action.params.items()}
+    return {"kind": action.kind, "title": action.title, "why": action.why, "params": params}

@@ -1,0 +1,165 @@
+"""Action runs (the one row that is the truth about a remediation), their append-only
+audit log, and the ConfigMap revisions we keep because ConfigMaps have no history.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+
+class ActionRunStatus(models.TextChoices):
+    AWAITING_APPROVAL = "awaiting_approval", "Awaiting approval"
+    QUEUED = "queued", "Queued"
+    RUNNING = "running", "Running"
+    SUCCEEDED = "succeeded", "Succeeded"
+    FAILED = "failed", "Failed"
+    CANCELLED = "cancelled", "Cancelled"
+    REJECTED = "rejected", "Rejected"
+
+
+ACTIVE_STATUSES = (
+    ActionRunStatus.AWAITING_APPROVAL,
+    ActionRunStatus.QUEUED,
+    ActionRunStatus.RUNNING,
+)
+FINAL_STATUSES = tuple(s for s in ActionRunStatus if s not in ACTIVE_STATUSES)
+
+
+class ActionRun(models.Model):
+    """One requested change to one Kubernetes object.
+
+    `target` is the lock key the kind derives from its parameters ("leaderworkerset/ns/name",
+    "node/gpu-node-3", ...): the partial unique constraint allows one active run per target,
+    whichever process or machine asks. `(requested_by, idempotency_key)` makes a double
+    click, or a retried API call, the same run.
+    """
+
+    incident = models.ForeignKey(
+        "incidents.Incident", on_delete=models.PROTECT, related_name="action_runs"
+    )
+    kind = models.CharField(max_length=32, db_index=True)
+    target = models.CharField(max_length=255)
+    params = models.JSONField(default=dict)
+    idempotency_key = models.CharField(max_length=100)
+    status = models.CharField(
+        max_length=20, choices=ActionRunStatus.choices, default=ActionRunStatus.QUEUED
+    )
+    requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
+    )
+    requested_at = models.DateTimeField()
+    requires_approval = models.BooleanField(default=False)
+    approval_reason = models.CharField(max_length=300, blank=True)
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    decided_at = models.DateTimeField(null=True, blank=True)
+    decision_note = models.CharField(max_length=500, blank=True)
+    queued_at = models.DateTimeField(null=True, blank=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    # The preview the requester (and the approver) saw: plan dict + dry-run result or error.
+    preview = models.JSONField(default=dict, blank=True)
+    # Execution record: snapshots carry resourceVersion; `plan` is what the worker wrote.
+    before = models.JSONField(null=True, blank=True)
+    plan = models.JSONField(null=True, blank=True)
+    after = models.JSONField(null=True, blank=True)
+    verification = models.CharField(max_length=500, blank=True)
+    # "" until the worker claims the run; "applying" from just before the write.
+    phase = models.CharField(max_length=16, blank=True)
+    attempts = models.PositiveSmallIntegerField(default=0)
+    claimed_by = models.CharField(max_length=200, blank=True)
+    lease_expires_at = models.DateTimeField(null=True, blank=True)
+    error = models.TextField(blank=True)
+    error_code = models.CharField(max_length=32, blank=True)
+    undo_of = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.PROTECT, related_name="undos"
+    )
+    runbook = models.CharField(max_length=100, blank=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-requested_at", "-id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["target"],
+                condition=Q(status__in=[s.value for s in ACTIVE_STATUSES]),
+                name="action_run_one_active_per_target",
+            ),
+            models.UniqueConstraint(
+                fields=["requested_by", "idempotency_key"],
+                name="action_run_idempotency_key_per_user",
+            ),
+        ]
+        indexes = [
+            models.Index(fields=["incident", "requested_at"]),
+            models.Index(fields=["status", "requested_at"]),
+        ]
+        permissions = [
+            ("request_actionrun", "Can request a remediation action"),
+            ("approve_actionrun", "Can approve or reject another person's action"),
+        ]
+
+    def __str__(self) -> str:
+        return f"#{self.pk} {self.kind} on {self.target} ({self.status})"
+
+    @property
+    def is_active(self) -> bool:
+        return self.status in ACTIVE_STATUSES
+
+
+class ActionRunEvent(models.Model):
+    """Audit: every state change of a run, who did it and what was known. Append-only."""
+
+    run = models.ForeignKey(ActionRun, on_delete=models.PROTECT, related_name="events")
+    occurred_at = models.DateTimeField()
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    status_from = models.CharField(max_length=20, blank=True)
+    status_to = models.CharField(max_length=20, blank=True)
+    message = models.TextField()
+    payload = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        ordering = ["occurred_at", "id"]
+        indexes = [models.Index(fields=["run", "occurred_at", "id"])]
+
+    def __str__(self) -> str:
+        return f"run #{self.run_id} {self.status_from}->{self.status_to}: {self.message[:60]}"
+
+    def save(self, *args, **kwargs):
+        if self.pk is not None and not kwargs.get("force_insert"):
+            raise RuntimeError("Action audit events are append-only.")
+        return super().save(*args, **kwargs)
+
+    def delete(self, *args, **kwargs):
+        raise RuntimeError("Action audit events are append-only.")
+
+
+class ConfigRevision(models.Model):
+    """A ConfigMap's data as we saw it, stored only when it changed since the last one."""
+
+    namespace = models.CharField(max_length=253)
+    name = models.CharField(max_length=253)
+    data = models.JSONField(default=dict)
+    resource_version = models.CharField(max_length=64, blank=True)
+    captured_at = models.DateTimeField()
+    reason = models.CharField(max_length=200)
+    run = models.ForeignKey(
+        ActionRun, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+
+    class Meta:
+        ordering = ["-captured_at", "-id"]
+        indexes = [models.Index(fields=["namespace", "name", "captured_at"])]
+
+    def __str__(self) -> str:
+        return f"{self.namespace}/{self.name} r{self.pk} ({self.captured_at:%Y-%m-%d %H:%M:%S})"
+
+    def save(self, *args, **kwargs):
+        if self.pk is not None and not kwargs.get("force_insert"):
+            raise RuntimeError("Config revisions are append-only.")
+        return super().save(*args, **kwargs)

@@ -1,0 +1,266 @@
+"""Action pages and the htmx partials the incident page composes: the runs panel (each
+active run polls its own card until it ends), the confirmation dialog with the preview,
+and the audit list. Views authorise, call one service or selector, and render.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+
+from django.core.cache import cache
+from django.core.exceptions import PermissionDenied
+from django.core.paginator import Paginator
+from django.http import Http404, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_GET, require_POST
+from django_htmx.http import reswap, trigger_client_event
+from django_htmx.http import retarget as retarget_to
+
+from console.errors import DomainError
+from incidents.models import Incident
+from incidents.views import CHANGED_EVENT, _flash, _forbidden, console_view
+from runbooks.actions import access, policy, selectors, services
+from runbooks.actions.forms import coerce_params, recommended_action
+from runbooks.actions.models import ActionRunStatus
+from runbooks.actions.serializers import KIND_CHOICES
+
+RUNS_PER_PAGE = 50
+POLL_SECONDS = 2  # a run's card polls this often while it is active
+
+
+def _incident(pk: int) -> Incident:
+    incident = Incident.objects.filter(pk=pk).first()
+    if incident is None:
+        raise Http404(f"Incident #{pk} does not exist.")
+    return incident
+
+
+def _run(run_id: int):
+    run = selectors.action_run_get(run_id=run_id)
+    if run is None:
+        raise Http404(f"Action run #{run_id} does not exist.")
+    return run
+
+
+def _card_context(request, run) -> dict:
+    can_decide, decide_why = policy.can_decide(request.user, run)
+    undone = any(u.status not in ("failed", "cancelled", "rejected") for u in run.undos.all())
+    return {
+        "run": run,
+        "poll_seconds": POLL_SECONDS,
+        "can_decide": can_decide and run.status == ActionRunStatus.AWAITING_APPROVAL,
+        "decide_why": decide_why,
+        "can_cancel": policy.can_cancel(request.user, run)
+        and run.status in (ActionRunStatus.AWAITING_APPROVAL, ActionRunStatus.QUEUED),
+        "can_undo": request.user.has_perm(policy.REQUEST)
+        and run.status == ActionRunStatus.SUCCEEDED
+        and bool(run.before)
+        and run.kind != "restart_lws_group"
+        and not undone,
+        "undo_key": uuid.uuid4().hex,
+    }
+
+
+def _panel(request, incident: Incident, *, retarget: bool = False) -> HttpResponse:
+    runs = selectors.incident_action_runs(incident_id=incident.pk)
+    context = {
+        "incident": incident,
+        "cards": [_card_context(request, r) for r in runs],
+        "can_request": request.user.has_perm(policy.REQUEST),
+        # Only a result someone already paid for: a poll must not wait on Kubernetes.
+        "access": cache.get(access.CACHE_KEY),
+    }
+    response = render(request, "runbooks/actions/_panel.html", context)
+    if retarget:  # answering a form in the dialog: swap the panel, empty the dialog
+        response = reswap(retarget_to(response, "#runbook-actions"), "innerHTML")
+        response.write('<div id="action-dialog" hx-swap-oob="innerHTML"></div>')
+        response.write('<div id="flash" hx-swap-oob="innerHTML"></div>')
+    return trigger_client_event(response, CHANGED_EVENT) if retarget else response
+
+
+@require_GET
+@console_view(policy.VIEW)
+def incident_actions_partial(request, pk: int):
+    return _panel(request, _incident(pk))
+
+
+@require_GET
+@console_view(policy.VIEW)
+def run_card(request, run_id: int):
+    run = _run(run_id)
+    response = render(request, "runbooks/actions/_card.html", _card_context(request, run))
+    if not run.is_active:
+        # The run just ended: the incident's timeline and header have news.
+        trigger_client_event(response, CHANGED_EVENT)
+    return response
+
+
+def _dialog(request, incident, *, kind: str, params: dict, title: str, why: str = "", error=""):
+    preview = None
+    if not error:
+        try:
+            preview = services.action_run_preview(
+                incident_id=incident.pk, actor=request.user, kind=kind, params=params
+            )
+        except DomainError as exc:
+            error = str(exc)
+    context = {
+        "incident": incident,
+        "kind": kind,
+        "title": title,
+        "why": why,
+        "params": params,
+        "params_json": json.dumps(params),
+        "preview": preview,
+        "error": error,
+        # One key per rendered confirmation: a double click on "Run" sends it twice and
+        # gets one run; editing the parameters renders a new dialog with a new key.
+        "idempotency_key": uuid.uuid4().hex,
+    }
+    return render(request, "runbooks/actions/_confirm.html", context)
+
+
+@require_GET
+@console_view(policy.REQUEST)
+def action_confirm(request, pk: int):
+    """The confirmation for one of the runbook's recommended actions, parameters filled
+    from the incident's alert labels on the server (the client only says which one)."""
+    incident = _incident(pk)
+    try:
+        item = recommended_action(incident, request.GET.get("action", ""))
+    except DomainError as exc:
+        return _flash(request, str(exc), status=409)
+    return _dialog(
+        request,
+        incident,
+        kind=item["kind"],
+        params=item["params"],
+        title=item["title"],
+        why=item["why"],
+    )
+
+
+@require_POST
+@console_view(policy.REQUEST)
+def action_confirm_update(request, pk: int):
+    """Re-preview with the parameters the responder edited in the dialog."""
+    incident = _incident(pk)
+    kind = request.POST.get("kind", "")
+    if kind not in KIND_CHOICES:
+        return _flash(request, f"Unknown action kind {kind[:40]!r}.", status=409)
+    params = coerce_params(request.POST)
+    return _dialog(request, incident, kind=kind, params=params, title=request.POST.get("title", ""))
+
+
+@require_POST
+@console_view(policy.REQUEST)
+def action_request(request, pk: int):
+    incident = _incident(pk)
+    kind = request.POST.get("kind", "")
+    params = coerce_params(request.POST)
+    try:
+        run = services.action_run_request(
+            incident_id=incident.pk,
+            actor=request.user,
+            kind=kind,
+            params=params,
+            idempotency_key=request.POST.get("idempotency_key", ""),
+            runbook=incident.runbook or "",
+        )
+    except PermissionDenied as exc:
+        return _forbidden(request, str(exc))
+    except DomainError as exc:
+        if not request.htmx:
+            raise
+        # Keep the dialog and everything typed in it; say what went wrong.
+        return _dialog(
+            request,
+            incident,
+            kind=kind,
+            params=params,
+            title=request.POST.get("title", ""),
+            error=str(exc),
+        )
+    if not request.htmx:
+        return redirect("runbooks:action-run", run_id=run.pk)
+    return _panel(request, incident, retarget=True)
+
+
+def _decide(request, run_id: int, call, **kwargs):
+    try:
+        call(run_id=run_id, actor=request.user, **kwargs)
+    except PermissionDenied as exc:
+        return _forbidden(request, str(exc))
+    except DomainError as exc:
+        if exc.code == "not_found":
+            raise Http404(str(exc)) from None
+        return _flash(request, str(exc), status=409)
+    run = _run(run_id)
+    if not request.htmx:
+        return redirect("runbooks:action-run", run_id=run.pk)
+    response = render(request, "runbooks/actions/_card.html", _card_context(request, run))
+    return trigger_client_event(response, CHANGED_EVENT)
+
+
+@require_POST
+@console_view(policy.APPROVE)
+def run_approve(request, run_id: int):
+    return _decide(request, run_id, services.action_run_approve, note=request.POST.get("note", ""))
+
+
+@require_POST
+@console_view(policy.APPROVE)
+def run_reject(request, run_id: int):
+    return _decide(request, run_id, services.action_run_reject, note=request.POST.get("note", ""))
+
+
+@require_POST
+@console_view(policy.REQUEST)
+def run_cancel(request, run_id: int):
+    return _decide(request, run_id, services.action_run_cancel, note=request.POST.get("note", ""))
+
+
+@require_POST
+@console_view(policy.REQUEST)
+def run_undo(request, run_id: int):
+    try:
+        undo = services.action_run_undo(
+            run_id=run_id,
+            actor=request.user,
+            idempotency_key=request.POST.get("idempotency_key", ""),
+        )
+    except PermissionDenied as exc:
+        return _forbidden(request, str(exc))
+    except DomainError as exc:
+        if exc.code == "not_found":
+            raise Http404(str(exc)) from None
+        return _flash(request, str(exc), status=409)
+    if not request.htmx:
+        return redirect("runbooks:action-run", run_id=undo.pk)
+    return _panel(request, _incident(undo.incident_id), retarget=True)
+
+
+@require_GET
+@console_view(policy.VIEW)
+def action_list(request):
+    filters = selectors.RunFilters.from_params(request.GET)
+    page = Paginator(selectors.action_run_list(filters=filters), RUNS_PER_PAGE).get_page(
+        request.GET.get("page")
+    )
+    context = {
+        "filters": filters,
+        "page": page,
+        "kinds": KIND_CHOICES,
+        "statuses": [("", "All"), ("active", "Active"), *ActionRunStatus.choices],
+        "query": request.GET.urlencode(),
+        "access": access.kubernetes_access(),
+    }
+    return render(request, "runbooks/actions/list.html", context)
+
+
+@require_GET
+@console_view(policy.VIEW)
+def action_run_page(request, run_id: int):
+    run = _run(run_id)
+    return render(request, "runbooks/actions/run.html", _card_context(request, run))

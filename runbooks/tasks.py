@@ -1,0 +1,32 @@
+"""Thin Celery tasks for the actions: take primary keys, call one service."""
+
+from celery import shared_task
+from django.conf import settings
+
+from runbooks.actions import execution
+
+# Below the run's lease (ACTIONS_LEASE_SECONDS), so a live task is never taken for dead.
+TIME_LIMIT = getattr(settings, "ACTIONS_TASK_TIME_LIMIT", 120)
+
+
+@shared_task(
+    name="runbooks.tasks.action_run_execute",
+    acks_late=True,
+    reject_on_worker_lost=True,
+    soft_time_limit=TIME_LIMIT - 10,
+    time_limit=TIME_LIMIT,
+)
+def action_run_execute_task(run_id: int) -> None:
+    # Redelivery is expected (acks_late): the claim inside finds a finished run and does
+    # nothing, or a run whose worker died and finishes it without writing twice.
+    execution.action_run_execute(run_id=run_id)
+
+
+@shared_task(name="runbooks.tasks.action_runs_recover", acks_late=True, time_limit=60)
+def action_runs_recover() -> int:
+    return execution.action_runs_recover()
+
+
+@shared_task(name="runbooks.tasks.config_revisions_capture", acks_late=True, time_limit=60)
+def config_revisions_capture() -> int:
+    return execution.config_revisions_capture_now()
