@@ -7,14 +7,16 @@ partials by URL. Views stay thin: authorise, call one read, shape it for the tem
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
-from django.http import Http404
+from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
+from django.utils import dateformat, timezone
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import trigger_client_event
 
@@ -206,11 +208,47 @@ def _triage_context(request, incident: Incident) -> dict[str, Any]:
     return context
 
 
+def _shown(value: float | None) -> str:
+    """A check value as the page prints it: jitter below that precision is no change."""
+    return "" if value is None else format(value, ".4g")
+
+
+def triage_version(context: Mapping[str, Any]) -> str:
+    """Changes whenever something the triage partial shows changes, except the time of
+    evaluation; the poll skips the swap otherwise, so open <details> and a half-chosen
+    runbook in the picker survive it."""
+    result = context["result"]
+    state = (
+        result.runbook_slug,
+        tuple((c.id, c.state, _shown(c.value), c.message, c.promql) for c in result.checks),
+        result.branch_id,
+        result.because,
+        result.prometheus_error,
+        result.message,
+        tuple(s.key for s in context.get("steps", ()) if s.done),
+        context["can_respond"],
+        tuple(tuple(a["needs"]) for a in context.get("actions", ())),
+    )
+    return hashlib.blake2s(repr(state).encode(), digest_size=8).hexdigest()
+
+
+def _evaluated(moment) -> str:
+    return dateformat.format(timezone.localtime(moment), "H:i:s T")
+
+
 @require_GET
 @console_view(VIEW)
 def incident_triage_partial(request, pk: int):
     incident = _get_incident(pk)
-    return render(request, "runbooks/_triage.html", _triage_context(request, incident))
+    context = _triage_context(request, incident)
+    context["version"] = triage_version(context)
+    if request.GET.get("v") == context["version"]:
+        # Nothing the responder sees changed: no swap. The header lets the page update
+        # its "evaluated at" time without re-rendering the partial.
+        response = HttpResponse(status=204)
+        response["X-Triage-Evaluated"] = _evaluated(context["result"].evaluated_at)
+        return response
+    return render(request, "runbooks/_triage.html", context)
 
 
 def _act(request, pk: int, call, done: str):
@@ -232,7 +270,9 @@ def _act(request, pk: int, call, done: str):
         messages.success(request, done)
         return redirect("incidents:detail", pk=pk)
     incident = _get_incident(pk)
-    response = render(request, "runbooks/_triage.html", _triage_context(request, incident))
+    context = _triage_context(request, incident)
+    context["version"] = triage_version(context)
+    response = render(request, "runbooks/_triage.html", context)
     response.write('<div id="flash" hx-swap-oob="innerHTML"></div>')  # clear an old error
     return trigger_client_event(response, CHANGED_EVENT)
 
@@ -276,5 +316,18 @@ def incident_signals_partial(request, pk: int):
         {"chart": c, "dom_id": f"chart-{incident.pk}-{c.id}", "data": c.data(charts.marks)}
         for c in charts.charts
     ]
+    if request.GET.get("format") == "json":
+        # The live refresh (static/js/charts.js): new data for plots already on the page,
+        # redrawn in place with Plotly.react, so nothing flickers or loses its zoom.
+        start = timezone.localtime(charts.start)
+        end = timezone.localtime(charts.end)
+        return JsonResponse(
+            {
+                "range": f"{dateformat.format(start, 'M j, H:i')} → "
+                f"{dateformat.format(end, 'M j, H:i T')} · step {charts.step} s",
+                "prometheus_error": charts.prometheus_error,
+                "charts": {i["dom_id"]: i["data"] for i in items},
+            }
+        )
     context = {"incident": incident, "charts": charts, "items": items}
     return render(request, "runbooks/_signals.html", context)

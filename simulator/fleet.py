@@ -58,6 +58,8 @@ class Fleet:
         self.wrong_answers = 0.0
         self.ecc_dbe: dict[tuple[str, int], float] = {}
         self.ecc_node: str | None = None  # node whose GPU 0 is failing (ecc-errors)
+        self.nvlink_crc: dict[tuple[str, int], float] = {}  # flit CRC errors (nccl-hang)
+        self.xid: dict[tuple[str, int], int] = {}  # last Xid code per GPU (sticky, as DCGM)
         self.pool_stats: dict[str, dict] = {}
         self.ttft_samples = {p: deque(maxlen=2000) for p in PROFILES}
         self._read_configs()
@@ -72,6 +74,8 @@ class Fleet:
         if self.ecc_node and "ecc-errors" in self.active:
             key = (self.ecc_node, 0)
             self.ecc_dbe[key] = self.ecc_dbe.get(key, 0.0) + 0.5 * dt  # bad HBM keeps failing
+            self.xid[key] = 48  # Xid 48: double-bit ECC error
+        self._flaky_links(dt)
 
     def inject(self, slug: str) -> None:
         from simulator.scenarios import SCENARIOS
@@ -159,6 +163,15 @@ class Fleet:
             except Exception:  # noqa: S112 (missing or unparsable: keep the last good config)
                 continue
 
+    def _flaky_links(self, dt: float) -> None:
+        """A hung group's collective waits on a flaky NVLink link of its leader's GPU 0:
+        its flit CRC errors keep rising and the driver logged Xid 74 (NVLink error)."""
+        for g in self.groups("vllm-chat").values():
+            if g.hung and g.leader.node:
+                key = (g.leader.node, 0)
+                self.nvlink_crc[key] = self.nvlink_crc.get(key, 0.0) + 3.0 * dt
+                self.xid[key] = 74
+
     # --- traffic ----------------------------------------------------------------------------
     def _num(self, key: str, default: float) -> float:
         try:
@@ -197,8 +210,6 @@ class Fleet:
         total = sum(c.rps for comps in pools.values() for c in comps)
         limit = self._num("rate_limit_rps", 0)
         accept = min(1.0, limit / total) if limit > 0 and total > 0 else 1.0
-        self.gw_retries += (total / self.retry_multiplier) * (self.retry_multiplier - 1) * dt
-        self.gw_retries += 0.003 * total * dt  # ordinary, budgeted retries
         versions = self.router.get("model_versions") or {"v1": 100}
         try:
             w1, w2 = float(versions.get("v1", 0)), float(versions.get("v2-canary", 0))
@@ -216,6 +227,10 @@ class Fleet:
             wrong += stats.pop("_on_bad_gpu") * WRONG_ANSWER_RATE
         codes["502"] += self.cluster.lost_requests
         self.cluster.lost_requests = 0.0
+        # Retries are counted among the requests the gateway answered (as its access log
+        # tags them), so they can never exceed them: with x5 traffic, 4 in 5 are retries.
+        answered = sum(codes.values())
+        self.gw_retries += answered * ((self.retry_multiplier - 1) / self.retry_multiplier + 0.003)
         self.wrong_answers += wrong
         for code, n in codes.items():  # the router picks the version before the backend
             self.gw_requests[("v2-canary", code)] += n * canary

@@ -89,6 +89,8 @@ E2E_BUCKETS = (
     1920.0,
     7680.0,
 )
+# vllm:request_prompt_tokens uses 1-2-5 buckets up to max_model_len (here 128k).
+PROMPT_BUCKETS = tuple(float(m * 10**e) for e in range(6) for m in (1, 2, 5))[:16]
 
 GATEWAY_TIMEOUT_S = 30.0
 PREFILL_TOKENS_PER_S = 20_000.0  # uncached prompt tokens one group prefills per second
@@ -199,6 +201,7 @@ class EngineCounters:
     ttft: Histogram = field(default_factory=lambda: Histogram(TTFT_BUCKETS))
     itl: Histogram = field(default_factory=lambda: Histogram(ITL_BUCKETS))
     e2e: Histogram = field(default_factory=lambda: Histogram(E2E_BUCKETS))
+    prompt: Histogram = field(default_factory=lambda: Histogram(PROMPT_BUCKETS))
 
 
 @dataclass
@@ -290,5 +293,6 @@ def step(
         c.ttft.observe(ttft)
         c.itl.observe(itl, out)  # vLLM observes every inter-token gap
         c.e2e.observe(ttft + out * itl)
+        c.prompt.observe(round(comp.prompt * rng.uniform(0.5, 1.5)))
         res.samples.append(ttft)
     return res

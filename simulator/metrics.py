@@ -150,6 +150,11 @@ class FleetCollector(Collector):
                 "Histogram of e2e request latency in seconds.",
                 "e2e",
             ),
+            (
+                "vllm:request_prompt_tokens",
+                "Number of prefill tokens processed.",
+                "prompt",
+            ),
         ):
             fam = HistogramMetricFamily(name, doc, labels=ENGINE_LABELS)
             for lb, g in rows:
@@ -180,28 +185,34 @@ class FleetCollector(Collector):
 
     def _dcgm(self):
         f = self.fleet
-        util, fb = [], []
-        for labels, g, _, _ in self._gpu_rows():
+        util, fb, xid = [], [], []
+        for labels, g, node, gpu in self._gpu_rows():
+            xid.append((labels, f.xid.get((node, gpu), 0)))
             up = g is not None and f.cluster.group_ready(g)
             util.append((labels, round(g.engine.gpu_util if up else 0.0)))
             # weights (~65 GB per node for a 70B model in bf16 over 16 GPUs... plus KV blocks)
             fb.append((labels, round(52_000 + 26_000 * g.engine.kv_usage) if up else 0))
         yield _metric("DCGM_FI_DEV_GPU_UTIL", "GPU utilization (in %).", "gauge", util)
         yield _metric("DCGM_FI_DEV_FB_USED", "Framebuffer memory used (in MiB).", "gauge", fb)
+        yield _metric("DCGM_FI_DEV_XID_ERRORS", "Value of the last XID error encountered.",
+                      "gauge", xid)  # fmt: skip
 
-    def ecc_text(self) -> str:
-        """DCGM_FI_DEV_ECC_DBE_VOL_TOTAL is a counter whose name already ends in _TOTAL;
-        prometheus_client would append another `_total`, so this family is written by hand
-        exactly as dcgm-exporter writes it."""
-        name = "DCGM_FI_DEV_ECC_DBE_VOL_TOTAL"
-        lines = [
-            f"# HELP {name} Total number of double-bit volatile ECC errors.",
-            f"# TYPE {name} counter",
-        ]
-        for labels, _, node, gpu in self._gpu_rows():
-            value = math.floor(self.fleet.ecc_dbe.get((node, gpu), 0.0))
-            body = ",".join(f'{k}="{v}"' for k, v in sorted(labels.items()))
-            lines.append(f"{name}{{{body}}} {value}")
+    def total_text(self) -> str:
+        """DCGM counters whose field names already end in _TOTAL: prometheus_client would
+        append another `_total`, so these families are written by hand exactly as
+        dcgm-exporter writes them."""
+        f = self.fleet
+        lines = []
+        for name, doc, counts in (
+            ("DCGM_FI_DEV_ECC_DBE_VOL_TOTAL",
+             "Total number of double-bit volatile ECC errors.", f.ecc_dbe),
+            ("DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL",
+             "Total number of NVLink flow-control CRC errors.", f.nvlink_crc),
+        ):  # fmt: skip
+            lines += [f"# HELP {name} {doc}", f"# TYPE {name} counter"]
+            for labels, _, node, gpu in self._gpu_rows():
+                body = ",".join(f'{k}="{v}"' for k, v in sorted(labels.items()))
+                lines.append(f"{name}{{{body}}} {math.floor(counts.get((node, gpu), 0.0))}")
         return "\n".join(lines) + "\n"
 
     def _kube_state(self):
@@ -210,10 +221,12 @@ class FleetCollector(Collector):
         for g, p in f.cluster.all_pods():
             base = {"namespace": NS, "pod": p.name, "lws": g.lws}
             # kube-state-metrics exports pod labels as label_<sanitised name>; alert rules
-            # join on it to learn a pod's LeaderWorkerSet.
+            # join on it to learn a pod's LeaderWorkerSet, and the runbooks count the
+            # template revisions of a pool to see a rollout in progress.
             pod_labels.append(
                 ({"namespace": NS, "pod": p.name,
-                  "label_leaderworkerset_sigs_k8s_io_name": g.lws}, 1)
+                  "label_leaderworkerset_sigs_k8s_io_name": g.lws,
+                  "label_leaderworkerset_sigs_k8s_io_template_revision_hash": g.revision}, 1)
             )  # fmt: skip
             pod_info.append(({"namespace": NS, "pod": p.name, "node": p.node or ""}, 1))
             restarts.append(({**base, "container": "vllm"}, p.restarts))
@@ -304,4 +317,4 @@ def render(fleet: Fleet) -> bytes:
     collector = FleetCollector(fleet)
     registry = CollectorRegistry(auto_describe=False)
     registry.register(collector)
-    return prometheus_client.generate_latest(registry) + collector.ecc_text().encode()
+    return prometheus_client.generate_latest(registry) + collector.total_text().encode()

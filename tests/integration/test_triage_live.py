@@ -24,7 +24,9 @@ from tests.integration.test_alert_loop import fast_rules, simulator
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(400)]
 SLUGS = ("prefix-cache-drop", "nccl-hang")
 # The branch each injected failure must land in, as the catalogue names it.
-EXPECTED = {"prefix-cache-drop": {"routing"}, "nccl-hang": {"hang", "hang_nvlink"}}
+# The simulator exports DCGM NVLink CRC errors for the hung group's node, so nccl-hang
+# lands in the NVLink branch (the runbook's root cause), not the generic hang.
+EXPECTED = {"prefix-cache-drop": {"routing"}, "nccl-hang": {"hang_nvlink"}}
 
 
 def branch_ids(slug: str) -> set[str]:

@@ -103,12 +103,44 @@ TABLE = [
         ("set_enforce_eager",),
     ),
     (
+        "cuda-graph-capture",  # what a stalled rolling update looks like (the simulator)
+        st(restarts="firing", crashloop_backoff="firing", pool_crashlooping="ok",
+             rollout_in_progress="firing"),
+        "release_crashloop",
+        ("set_enforce_eager",),
+    ),
+    (
+        "cuda-graph-capture",  # one pod, one revision: the node, not the release
+        st(restarts="firing", crashloop_backoff="firing", pool_crashlooping="ok",
+             rollout_in_progress="ok"),
+        "pod_crashloop",
+        ("set_enforce_eager",),
+    ),
+    (
+        "cuda-graph-capture",  # revisions unknown: do not claim it is the release
+        st(crashloop_backoff="firing", pool_crashlooping="ok", rollout_in_progress="no_data"),
+        "pod_crashloop",
+        ("set_enforce_eager",),
+    ),
+    (
+        "cuda-graph-capture",
+        st(restarts="ok", crashloop_backoff="ok", rollout_in_progress="firing"),
+        "running",
+        (),
+    ),
+    (
         "long-context-kv",
         st(kv_pressure="firing", long_prompts="firing", short_ttft_high="firing"),
         "long_prompts_in_shared_pool",
         ("update_gateway_limits",),
     ),
     ("long-context-kv", st(kv_pressure="firing", long_prompts="ok"), "load", ("scale_lws",)),
+    (
+        "long-context-kv",  # prompt lengths unknown: neither cause is claimed
+        st(kv_pressure="firing", long_prompts="no_data"),
+        "kv_pressure",
+        ("update_gateway_limits", "scale_lws"),
+    ),
 ]  # fmt: skip
 
 

@@ -168,8 +168,8 @@ def test_triage_partial_shows_values_states_and_the_matched_branch(viewer, post_
     for words in ("capacity", "this branch matches", "Why:", "waiting_queue"):
         assert words in branch
     assert body.count("rb-dimmed") == len(load_catalog().get("ttft-spike").decision_tree) - 1
-    # Emergency actions: disabled, filled with the alert's labels.
-    assert "One-click actions arrive with the actions feature" in body
+    # Emergency actions: a viewer sees them disabled, filled with the alert's labels.
+    assert "A responder or commander runs actions" in body
     assert re.search(r"<button[^>]*disabled[^>]*>Add two groups to the pool</button>", body)
     assert "namespace=llm-serving, lws=vllm-chat, replicas_delta=2" in body
     # Diagnostic commands filled.

@@ -7,7 +7,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from simulator import metrics
 from simulator.fleet import Fleet
-from simulator.fleet_engine import E2E_BUCKETS, ITL_BUCKETS, TTFT_BUCKETS
+from simulator.fleet_engine import E2E_BUCKETS, ITL_BUCKETS, PROMPT_BUCKETS, TTFT_BUCKETS
 from simulator.objects import new_cluster
 
 ENGINE = {"namespace", "pod", "model_name", "engine", "lws"}
@@ -28,7 +28,10 @@ EXPECTED = {
     "vllm:time_to_first_token_seconds": ("histogram", ENGINE),
     "vllm:inter_token_latency_seconds": ("histogram", ENGINE),
     "vllm:e2e_request_latency_seconds": ("histogram", ENGINE),
+    "vllm:request_prompt_tokens": ("histogram", ENGINE),
     "DCGM_FI_DEV_ECC_DBE_VOL_TOTAL": ("counter", GPU),
+    "DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL": ("counter", GPU),
+    "DCGM_FI_DEV_XID_ERRORS": ("gauge", GPU),
     "DCGM_FI_DEV_FB_USED": ("gauge", GPU),
     "DCGM_FI_DEV_GPU_UTIL": ("gauge", GPU),
     "kube_pod_container_status_restarts": ("counter", POD | {"container"}),
@@ -40,7 +43,15 @@ EXPECTED = {
     "llm_gateway_user_feedback": ("counter", GATEWAY | {"model_version", "feedback"}),
     "llm_gateway_output_format_violations": ("counter", GATEWAY | {"model_version"}),
     "vllm_router_routing_logic_info": ("gauge", {"namespace", "routing_logic"}),
-    "kube_pod_labels": ("gauge", {"namespace", "pod", "label_leaderworkerset_sigs_k8s_io_name"}),
+    "kube_pod_labels": (
+        "gauge",
+        {
+            "namespace",
+            "pod",
+            "label_leaderworkerset_sigs_k8s_io_name",
+            "label_leaderworkerset_sigs_k8s_io_template_revision_hash",
+        },
+    ),
     "kube_pod_info": ("gauge", {"namespace", "pod", "node"}),
 }
 
@@ -101,6 +112,7 @@ def test_histogram_buckets_are_the_real_sets():
         ("vllm:time_to_first_token_seconds", TTFT_BUCKETS),
         ("vllm:inter_token_latency_seconds", ITL_BUCKETS),
         ("vllm:e2e_request_latency_seconds", E2E_BUCKETS),
+        ("vllm:request_prompt_tokens", PROMPT_BUCKETS),
     ):
         pod0 = [s for s in fams[name].samples if s.labels["pod"] == "vllm-chat-0"]
         les = [float(s.labels["le"]) for s in pod0 if s.name.endswith("_bucket")]
@@ -111,6 +123,8 @@ def test_histogram_buckets_are_the_real_sets():
     assert ITL_BUCKETS[0] == 0.01
     assert ITL_BUCKETS[-1] == 80.0
     assert len(ITL_BUCKETS) == 19
+    assert PROMPT_BUCKETS[:4] == (1.0, 2.0, 5.0, 10.0)  # vLLM's 1-2-5 series
+    assert PROMPT_BUCKETS[-1] == 100_000.0
     assert E2E_BUCKETS[0] == 0.3
     assert E2E_BUCKETS[-1] == 7680.0
     assert len(E2E_BUCKETS) == 21
@@ -127,7 +141,7 @@ def _cumulative_samples(fams: dict) -> dict:
 
 
 def test_counters_never_decrease():
-    fleet = fleet_after(5, "ttft-spike", "garbage-output", "ecc-errors")
+    fleet = fleet_after(5, "ttft-spike", "garbage-output", "ecc-errors", "nccl-hang")
     previous = _cumulative_samples(families(fleet))
     grew = set()
     for _ in range(8):
@@ -146,6 +160,7 @@ def test_counters_never_decrease():
         "llm_gateway_output_format_violations_total",
         "vllm:time_to_first_token_seconds_count",
         "DCGM_FI_DEV_ECC_DBE_VOL_TOTAL_total",
+        "DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL_total",
     ):
         assert name in grew, name
 
@@ -163,6 +178,50 @@ def test_ecc_series_follow_the_pod_on_the_bad_gpu():
     assert 'pod="vllm-chat-2"' in bad[0]
     assert 'lws="vllm-chat"' in bad[0]
     assert 'gpu="0"' in bad[0]
+
+
+def _nonzero(text: str, name: str) -> list[str]:
+    return [
+        line
+        for line in text.splitlines()
+        if line.startswith(name + "{") and float(line.rsplit(" ", 1)[1]) != 0
+    ]
+
+
+def test_nccl_hang_shows_nvlink_crc_errors_and_xid_74_on_the_hung_leaders_gpu():
+    fleet = fleet_after(10, "nccl-hang")
+    text = metrics.render(fleet).decode()
+    crc = _nonzero(text, "DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL")
+    xid = _nonzero(text, "DCGM_FI_DEV_XID_ERRORS")
+    assert len(crc) == 1
+    assert 'pod="vllm-chat-1"' in crc[0]
+    assert 'gpu="0"' in crc[0]
+    assert xid == [
+        crc[0].replace("NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL", "XID_ERRORS").rsplit(" ", 1)[0]
+        + " 74.0"
+    ]
+
+
+def test_ecc_errors_log_xid_48():
+    fleet = fleet_after(10, "ecc-errors")
+    xid = _nonzero(metrics.render(fleet).decode(), "DCGM_FI_DEV_XID_ERRORS")
+    assert len(xid) == 1
+    assert 'node="gpu-node-4"' in xid[0]
+    assert xid[0].endswith(" 48.0")
+
+
+def _long_prompt_share(fleet: Fleet) -> float:
+    """The long-context-kv runbook's check: share of chat-pool prompts over 10k tokens."""
+    fam = families(fleet)["vllm:request_prompt_tokens"]
+    chat = [s for s in fam.samples if s.labels["lws"] == "vllm-chat"]
+    count = sum(s.value for s in chat if s.name.endswith("_count"))
+    short = sum(s.value for s in chat if s.name.endswith("_bucket") and s.labels["le"] == "10000.0")
+    return 1 - short / count
+
+
+def test_long_context_prompts_show_in_the_prompt_length_histogram():
+    assert _long_prompt_share(fleet_after(120)) == 0  # long documents go to vllm-long
+    assert _long_prompt_share(fleet_after(240, "long-context-kv")) > 0.01
 
 
 def test_router_info_follows_the_configmap():
