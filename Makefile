@@ -43,6 +43,7 @@ format: $(STAMP)
 ## Benchmarks (not tests): print figures as ratios against an in-run baseline.
 bench: $(STAMP)
 	$(PY) tests/bench/ingest.py
+	$(PY) tests/bench/actions.py
 
 ## Recompile the lock file from pyproject.toml (needs network access to PyPI).
 lock:

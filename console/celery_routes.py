@@ -6,9 +6,14 @@ so a new task cannot silently land on a queue no worker consumes.
 
 from datetime import timedelta
 
-from kombu import Queue
+from kombu import Exchange, Queue
 
-QUEUES = (Queue("default"), Queue("actions"))
+# Each queue its own exchange and routing key: with a shared default binding a message
+# for "actions" would also land on "default" and run twice.
+QUEUES = (
+    Queue("default", Exchange("default"), routing_key="default"),
+    Queue("actions", Exchange("actions"), routing_key="actions"),
+)
 
 TASK_ROUTES = {
     "incidents.tasks.webhook_receipt_replay": {"queue": "default"},

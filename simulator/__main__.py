@@ -36,7 +36,11 @@ def _call(url: str, method: str, path: str) -> dict:
 
 def _print_status(data: dict) -> None:
     active = data.get("active_scenarios") or data.get("active") or []
-    print(f"active scenarios: {', '.join(active) if active else 'none'}")
+    names = [
+        f"{a['slug']}{' (fixed)' if a.get('fixed') else ''}" if isinstance(a, dict) else str(a)
+        for a in active
+    ]
+    print(f"active scenarios: {', '.join(names) if names else 'none'}")
     for key, value in data.items():
         if key in ("active_scenarios", "active", "scenarios"):
             continue

@@ -70,8 +70,8 @@ class Simulator:
             changes = self.store.changes(resource, name)
             return 200, {
                 "changes": [
-                    {"at": c.at, "actor": c.actor, "verb": c.verb, "name": c.name,
-                     "resourceVersion": c.resource_version}
+                    {"at": c.at, "epoch": c.epoch, "actor": c.actor, "verb": c.verb,
+                     "name": c.name, "resourceVersion": c.resource_version}
                     for c in changes
                 ]
             }  # fmt: skip
@@ -106,6 +106,9 @@ def _handler(sim: Simulator):
     class Handler(BaseHTTPRequestHandler):
         server_version = "vllm-fleet-simulator"
         protocol_version = "HTTP/1.1"
+        # Headers and body go out as two writes; with Nagle on, keep-alive clients wait
+        # ~40 ms for a delayed ACK on every answer.
+        disable_nagle_algorithm = True
 
         def log_message(self, fmt, *args):  # route through logging, quieter
             log.debug("%s %s", self.address_string(), fmt % args)

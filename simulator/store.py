@@ -12,6 +12,7 @@ from __future__ import annotations
 import copy
 import itertools
 import threading
+import time
 import uuid
 from collections import deque
 from collections.abc import Callable
@@ -68,6 +69,8 @@ class Change:
     resource_version: str
     before: dict | None
     after: dict | None
+    # Wall-clock seconds with sub-millisecond precision (benchmarks time writes by it).
+    epoch: float = field(default_factory=time.time)
 
 
 Validator = Callable[[dict], None]  # raises Invalid

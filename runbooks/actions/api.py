@@ -98,10 +98,6 @@ class IncidentActionsApi(IncidentApi):
     )
     def post(self, request, pk: int):
         data = _body(ActionRequestSerializer, request)
-        before = selectors.action_run_list().filter(
-            requested_by=request.user, idempotency_key=data["idempotency_key"]
-        )
-        existed = before.exists()
         run = services.action_run_request(
             incident_id=pk,
             actor=request.user,
@@ -109,7 +105,8 @@ class IncidentActionsApi(IncidentApi):
             params=data["params"],
             idempotency_key=data["idempotency_key"],
         )
-        return _run_response(run.pk, status.HTTP_200_OK if existed else status.HTTP_201_CREATED)
+        created = getattr(run, "just_created", False)
+        return _run_response(run.pk, status.HTTP_201_CREATED if created else status.HTTP_200_OK)
 
 
 @extend_schema(tags=[TAG], parameters=[ID_PARAM])

@@ -31,8 +31,9 @@ def run_record(
     status_from = run.status
     if to is not None:
         run.status = to
-    update = {*fields, "updated_at"} | ({"status"} if to is not None else set())
-    run.save(update_fields=sorted(update))
+    if to is not None or fields:  # a bare event (e.g. "Requested" after the insert) saves nothing
+        update = {*fields, "updated_at"} | ({"status"} if to is not None else set())
+        run.save(update_fields=sorted(update))
     payload = {"run": run.pk, "kind": run.kind, "target": run.target, **(payload or {})}
     event = ActionRunEvent.objects.create(
         run=run,

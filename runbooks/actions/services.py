@@ -110,13 +110,15 @@ def _plan_now(action, clean: dict, incident: Incident) -> tuple[dict, dict, str]
     raise AssertionError("unreachable")
 
 
-def action_run_preview(*, incident_id: int, actor, kind: str, params: dict) -> Preview:
+def action_run_preview(
+    *, incident_id: int, actor, kind: str, params: dict, incident: Incident | None = None
+) -> Preview:
     """What a run would do now: current state -> desired, the server's dry run, whether it
     needs approval and whether the target is busy. Reads Kubernetes (with timeouts); a
     guardrail, a missing object or a refused dry run raises DomainError; an unreachable API
     gives a preview with `error` set, so a request can still be queued for the worker."""
     policy.require(actor, policy.REQUEST, "request actions")
-    incident = _incident(incident_id)
+    incident = incident or _incident(incident_id)
     try:
         action = kind_for(kind)
         clean = action.clean(dict(params or {}))
@@ -197,11 +199,10 @@ def action_run_request(
             raise _domain(exc) from exc
         if existing is not None:
             return existing
-    preview = action_run_preview(incident_id=incident_id, actor=actor, kind=kind, params=params)
-    existing = _replay(actor, key, preview.kind, preview.params)
-    if existing is not None:
-        return existing
     incident = _incident(incident_id)
+    preview = action_run_preview(
+        incident_id=incident_id, actor=actor, kind=kind, params=params, incident=incident
+    )
     if incident.status == IncidentStatus.RESOLVED:
         raise DomainError(
             f"Incident #{incident.pk} is resolved; reopen it before changing the fleet from it.",
@@ -238,6 +239,7 @@ def action_run_request(
             run_record(run, message=message, actor=actor, payload={"params": run.params})
             if not preview.requires_approval:
                 _enqueue_on_commit(run)
+            run.just_created = True  # the API answers 201 rather than 200 (a repeat)
     except IntegrityError:
         # Lost a race: the same key from a parallel click, or another run took the target.
         existing = _replay(actor, key, preview.kind, preview.params)
