@@ -50,8 +50,17 @@ def kubernetes_access() -> Access:
 
 
 def log_access_at_worker_start(**_kwargs) -> None:
-    """celery worker_ready: say loudly what is missing; never stop the worker for it."""
+    """celery worker_ready: say loudly what is missing (never stop the worker for it), and
+    take a first look at the tracked ConfigMaps, so a router change made right after
+    start-up already has a "before" to roll back to."""
+    from runbooks.actions.execution import config_revisions_capture_now
+
     access = kubernetes_access_check()
+    if access.ok:
+        try:
+            config_revisions_capture_now()
+        except Exception:  # the worker must start even if this fails
+            log.exception("actions: first ConfigMap capture failed")
     if access.ok:
         log.info("actions: %s", access.message)
         return

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from django.db.models import Prefetch, QuerySet
 
-from runbooks.actions.models import ActionRun, ActionRunEvent, ActionRunStatus
+from runbooks.actions.models import ActionRun, ActionRunEvent, ActionRunStatus, ConfigRevision
 
 
 @dataclass(frozen=True)
@@ -69,3 +69,8 @@ def incident_action_runs(*, incident_id: int) -> list[ActionRun]:
         .filter(incident_id=incident_id)
         .order_by("-requested_at", "-id")
     )
+
+
+def config_revisions(*, namespace: str, name: str, limit: int = 10) -> list[ConfigRevision]:
+    """The newest revisions of one ConfigMap (for choosing a rollback target)."""
+    return list(ConfigRevision.objects.filter(namespace=namespace, name=name)[:limit])

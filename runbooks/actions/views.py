@@ -117,6 +117,12 @@ def _dialog(request, incident, *, kind: str, params: dict, title: str, why: str 
         # One key per rendered confirmation: a double click on "Run" sends it twice and
         # gets one run; editing the parameters renders a new dialog with a new key.
         "idempotency_key": uuid.uuid4().hex,
+        "revisions": selectors.config_revisions(
+            namespace=str(params.get("namespace") or "llm-serving"),
+            name=str(params.get("configmap") or "vllm-router-config"),
+        )
+        if kind == "rollback_router_config"
+        else [],
     }
     return render(request, "runbooks/actions/_confirm.html", context)
 

@@ -14,6 +14,10 @@ from django.db import connections
 
 from tests.conftest import need_service
 
+# Real processes for the action test: the simulator and a Celery worker on Redis.
+from tests.integration.actions.conftest import cluster, sim  # noqa: F401
+from tests.integration.conftest import redis_broker, require_postgres, start_worker  # noqa: F401
+
 CHROMIUM = "/usr/bin/chromium"
 SHOTS = Path(django_settings.BASE_DIR) / "var" / "screenshots"
 

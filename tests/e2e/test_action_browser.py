@@ -12,8 +12,7 @@ import pytest
 from console import roles
 from tests.e2e.conftest import SHOTS
 from tests.e2e.test_browser import log_in, send_alerts
-from tests.integration.actions.conftest import FAST, cluster, eventually, sim  # noqa: F401
-from tests.integration.conftest import redis_broker, require_postgres, start_worker  # noqa: F401
+from tests.integration.actions.conftest import FAST, eventually
 from tests.payloads import alert
 
 TIMEOUT_MS = 30_000
@@ -32,7 +31,7 @@ def test_click_the_fix_approve_and_watch_the_crash_loop_end(
     browser,
     make_user,
     cluster,
-    start_worker,  # noqa: F811 (fixtures imported above)
+    start_worker,
 ):
     start_worker({"KUBECONFIG": str(cluster.kubeconfig), **FAST})
     cluster.inject("cuda-graph-capture")
