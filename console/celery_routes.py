@@ -21,6 +21,8 @@ TASK_ROUTES = {
     "runbooks.tasks.action_run_execute": {"queue": "actions"},
     "runbooks.tasks.action_runs_recover": {"queue": "default"},
     "runbooks.tasks.config_revisions_capture": {"queue": "default"},
+    "postmortems.tasks.postmortem_draft": {"queue": "default"},
+    "postmortems.tasks.action_items_remind_overdue": {"queue": "default"},
 }
 
 BEAT_SCHEDULE = {
@@ -31,6 +33,10 @@ BEAT_SCHEDULE = {
     "recover-action-runs": {
         "task": "runbooks.tasks.action_runs_recover",
         "schedule": timedelta(seconds=60),
+    },
+    "remind-overdue-action-items": {
+        "task": "postmortems.tasks.action_items_remind_overdue",
+        "schedule": timedelta(hours=1),  # one notification per item and day (deduplicated)
     },
     "capture-config-revisions": {
         "task": "runbooks.tasks.config_revisions_capture",

@@ -25,6 +25,8 @@ _VIEW = (
     "incidents.view_alert",
     "incidents.view_timelineevent",
     "runbooks.view_actionrun",
+    "postmortems.view_postmortem",
+    "postmortems.view_actionitem",
 )
 _RESPOND = (
     "incidents.acknowledge_incident",
@@ -32,6 +34,8 @@ _RESPOND = (
     "incidents.add_note",
     "incidents.take_command",
     "runbooks.request_actionrun",
+    "postmortems.draft_postmortem",
+    "postmortems.manage_actionitem",
 )
 _COMMAND = (
     "incidents.resolve_incident",
@@ -40,6 +44,8 @@ _COMMAND = (
     "incidents.view_webhookreceipt",
     "incidents.replay_webhookreceipt",
     "runbooks.approve_actionrun",
+    "postmortems.review_postmortem",
+    "postmortems.publish_postmortem",
 )
 _ADMIN = (
     "incidents.change_incident",
@@ -47,6 +53,7 @@ _ADMIN = (
     "incidents.change_webhookreceipt",
     "authtoken.view_token",
     "authtoken.add_token",
+    "postmortems.change_postmortem",
 )
 
 ROLES: dict[str, Role] = {
@@ -54,17 +61,19 @@ ROLES: dict[str, Role] = {
     RESPONDER: Role(
         RESPONDER,
         "Acknowledges and mitigates, writes notes, takes command of an unowned incident, "
-        "requests remediation actions.",
+        "requests remediation actions, drafts postmortems and manages action items.",
         _VIEW + _RESPOND,
     ),
     COMMANDER: Role(
         COMMANDER,
-        "Assigns the commander, resolves and reopens, approves other people's risky actions; "
-        "sees the webhook receipt log.",
+        "Assigns the commander, resolves and reopens, approves other people's risky actions, "
+        "reviews and publishes postmortems; sees the webhook receipt log.",
         _VIEW + _RESPOND + _COMMAND,
     ),
     ADMIN: Role(
-        ADMIN, "Everything, including the Django admin.", _VIEW + _RESPOND + _COMMAND + _ADMIN
+        ADMIN,
+        "Everything, including the Django admin and editing published postmortems.",
+        _VIEW + _RESPOND + _COMMAND + _ADMIN,
     ),
 }
 

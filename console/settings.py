@@ -60,6 +60,7 @@ INSTALLED_APPS = [
     "console",
     "incidents",
     "runbooks",
+    "postmortems",
 ]
 
 MIDDLEWARE = [
@@ -233,6 +234,8 @@ SPECTACULAR_SETTINGS = {
         "ActionKindEnum": "runbooks.actions.serializers.KIND_CHOICES",
         "ActionRunStatusEnum": "runbooks.actions.models.ActionRunStatus",
         "ActionRunStatusFilterEnum": "runbooks.actions.serializers.STATUS_FILTER_CHOICES",
+        "PostmortemStatusEnum": "postmortems.models.PostmortemStatus",
+        "ActionItemStatusEnum": "postmortems.models.ItemStatus",
     },
 }
 
@@ -288,6 +291,13 @@ ACTIONS_TRACKED_CONFIGMAPS = env.list(
     "ACTIONS_TRACKED_CONFIGMAPS",
     default=["llm-serving/vllm-router-config", "llm-serving/llm-gateway-config"],
 )
+
+# --- Postmortems ------------------------------------------------------------------------
+# Incidents with more timeline events + alerts than this are drafted on the worker.
+POSTMORTEM_ASYNC_THRESHOLD = env.int("POSTMORTEM_ASYNC_THRESHOLD", default=2000)
+# Overdue action-item reminders are also posted here (JSON {"text": ...}, Slack-compatible).
+POSTMORTEM_REMINDER_WEBHOOK_URL = env.str("POSTMORTEM_REMINDER_WEBHOOK_URL", default="")
+POSTMORTEM_WEBHOOK_TIMEOUT_SECONDS = env.float("POSTMORTEM_WEBHOOK_TIMEOUT_SECONDS", default=5.0)
 
 LOGGING = {
     "version": 1,

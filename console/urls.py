@@ -15,10 +15,12 @@ urlpatterns = [
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("admin/", admin.site.urls),
     path("api/v1/alerts/alertmanager", alertmanager_webhook, name="alertmanager-webhook"),
+    path("api/v1/", include("postmortems.api_urls")),
     path("api/v1/", include("runbooks.api_urls")),
     path("api/v1/", include("incidents.api_urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
     path("runbooks/", include("runbooks.urls")),
+    path("postmortems/", include("postmortems.urls")),
     path("", include("incidents.urls")),
 ]

@@ -64,12 +64,15 @@ def _utc(moment: datetime) -> str:
     return moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S")
 
 
-def incident_window(incident: Incident) -> tuple[datetime, datetime, int]:
+def incident_window(
+    incident: Incident, *, tail: timedelta = timedelta(0)
+) -> tuple[datetime, datetime, int]:
     """From impact (or detection, whichever is earlier) minus the lead-in, to resolution
-    or now; a step that gives about TARGET_POINTS points."""
+    (plus `tail`, never past now) or now; a step that gives about TARGET_POINTS points."""
     begin = min(t for t in (incident.started_at, incident.triggered_at) if t is not None)
     start = begin - LEAD_IN
-    end = incident.resolved_at or timezone.now()
+    now = timezone.now()
+    end = min(incident.resolved_at + tail, now) if incident.resolved_at else now
     if end <= start:
         end = start + LEAD_IN
     step = max(MIN_STEP_SECONDS, math.ceil((end - start).total_seconds() / TARGET_POINTS))
@@ -125,11 +128,11 @@ def _chart(signal: Signal, labels: dict[str, Any], window, down: list[str]) -> C
     return Chart(**base, promql=promql, series=series, message=message)
 
 
-def incident_charts(*, incident: Incident) -> IncidentCharts:
+def incident_charts(*, incident: Incident, tail: timedelta = timedelta(0)) -> IncidentCharts:
     alerts = incident_alerts_firing_first(incident)
     runbook = incident_runbook(incident, alerts)
     labels = incident_labels(incident, alerts)
-    start, end, step = incident_window(incident)
+    start, end, step = incident_window(incident, tail=tail)
     marks = {"triggered": _utc(incident.triggered_at)}
     if incident.started_at:
         marks["impact start"] = _utc(incident.started_at)

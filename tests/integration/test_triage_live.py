@@ -103,6 +103,23 @@ def test_triage_of_injected_failures_and_with_prometheus_frozen(make_run, tmp_pa
             assert isinstance(check["value"], int | float), check
             assert check["state"] == because["state"]
 
+    # The postmortem stores the golden signals from this Prometheus, so its charts
+    # survive retention: mitigate the incident, draft, and read the snapshots back.
+    nccl = found["nccl-hang"]["id"]
+    assert session.post(f"{base}/api/v1/incidents/{nccl}/mitigate/", json={},
+                        headers={"X-CSRFToken": session.cookies["csrftoken"]},
+                        timeout=10).status_code == 200  # fmt: skip
+    r = session.post(f"{base}/api/v1/incidents/{nccl}/postmortem/", json={},
+                     headers={"X-CSRFToken": session.cookies["csrftoken"]}, timeout=60)  # fmt: skip
+    assert r.status_code == 201, r.text[:500]
+    pm = r.json()
+    assert pm["draft_state"] == "ready", pm
+    snapshots = {s["chart_id"]: s for s in pm["snapshots"]}
+    assert snapshots, "the runbook names golden signals"
+    with_data = [s for s in snapshots.values() if any(x["y"] for x in s["series"])]
+    assert with_data, [(s["chart_id"], s["error"]) for s in snapshots.values()]
+    assert all(s["promql"] and s["step_seconds"] > 0 for s in snapshots.values())
+
     # Prometheus frozen: it accepts connections and never answers.
     pid = prometheus_pid(stack["prom_url"].rsplit(":", 1)[1])
     os.kill(pid, signal.SIGSTOP)

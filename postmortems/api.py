@@ -1,0 +1,207 @@
+"""REST API of postmortems and action items (DESIGN.md §4.6): draft a postmortem for an
+incident, read it, export it as Markdown; action items CRUD with filters. The same
+services and permissions as the pages."""
+
+from django.http import HttpResponse
+from django.utils import timezone
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import status
+from rest_framework.exceptions import NotFound
+from rest_framework.response import Response
+
+from console.permissions import HasConsoleRole, require_perm
+from incidents.api import (
+    E400,
+    ID_PARAM,
+    ITEM_READ_ERRORS,
+    ITEM_WRITE_ERRORS,
+    READ_ERRORS,
+    IncidentApi,
+)
+from postmortems import selectors, services
+from postmortems.export import postmortem_markdown
+from postmortems.serializers import (
+    ActionItemQuerySerializer,
+    ActionItemSerializer,
+    ActionItemWriteSerializer,
+    PostmortemSerializer,
+)
+
+TAG_PM, TAG_ITEMS = "postmortems", "action items"
+PM_PARAM = OpenApiParameter("id", int, OpenApiParameter.PATH, description="Postmortem id.")
+ITEM_PARAM = OpenApiParameter("id", int, OpenApiParameter.PATH, description="Action item id.")
+WRITE = {400: E400, **ITEM_WRITE_ERRORS}
+
+
+def _postmortem(pk: int):
+    pm = selectors.postmortem_get(postmortem_id=pk)
+    if pm is None:
+        raise NotFound(f"Postmortem #{pk} does not exist.")
+    return pm
+
+
+@extend_schema(tags=[TAG_PM], parameters=[ID_PARAM])
+class IncidentPostmortemApi(IncidentApi):
+    """Draft the incident's postmortem (201), or answer the one it has (200). Big incidents
+    are drafted on a worker: `draft_state` is "pending" until it is ready."""
+
+    permission_classes = [HasConsoleRole, require_perm("postmortems.draft_postmortem")]
+
+    @extend_schema(
+        operation_id="incidents_postmortem_draft",
+        summary="Draft the incident's postmortem",
+        request=None,
+        responses={201: PostmortemSerializer, 200: PostmortemSerializer, **ITEM_WRITE_ERRORS},
+    )
+    def post(self, request, pk: int):
+        existed = selectors.postmortem_for_incident(incident_id=pk) is not None
+        pm = services.postmortem_draft(incident_id=pk, actor=request.user)
+        code = status.HTTP_200_OK if existed else status.HTTP_201_CREATED
+        return Response(PostmortemSerializer(_postmortem(pm.pk)).data, status=code)
+
+
+@extend_schema(tags=[TAG_PM], parameters=[PM_PARAM])
+class PostmortemDetailApi(IncidentApi):
+    """The postmortem: sections in order, its timeline, impact, stored metric snapshots,
+    reviewers and action items."""
+
+    permission_classes = [HasConsoleRole, require_perm("postmortems.view_postmortem")]
+
+    @extend_schema(
+        operation_id="postmortems_retrieve",
+        summary="One postmortem",
+        responses={200: PostmortemSerializer, **ITEM_READ_ERRORS},
+    )
+    def get(self, request, pk: int):
+        return Response(PostmortemSerializer(_postmortem(pk)).data)
+
+
+@extend_schema(tags=[TAG_PM], parameters=[PM_PARAM])
+class PostmortemExportApi(IncidentApi):
+    """The postmortem as one Markdown document."""
+
+    permission_classes = [HasConsoleRole, require_perm("postmortems.view_postmortem")]
+
+    @extend_schema(
+        operation_id="postmortems_export_markdown",
+        summary="Export a postmortem as Markdown",
+        responses={
+            (200, "text/markdown"): OpenApiResponse(OpenApiTypes.STR, description="Markdown"),
+            **ITEM_READ_ERRORS,
+        },
+    )
+    def get(self, request, pk: int):
+        pm = _postmortem(pk)
+        response = HttpResponse(
+            postmortem_markdown(pm), content_type="text/markdown; charset=utf-8"
+        )
+        response["Content-Disposition"] = f'attachment; filename="postmortem-{pm.pk}.md"'
+        return response
+
+
+def _item_values(data: dict) -> dict:
+    keys = ("title", "description", "owner", "due_date", "priority", "category", "external_url")
+    return {k: data[k] for k in keys if k in data}
+
+
+@extend_schema(tags=[TAG_ITEMS])
+class ActionItemListApi(IncidentApi):
+    """Action items, soonest due first, filtered and paginated (GET); a new one (POST)."""
+
+    def get_permissions(self):
+        perm = (
+            "postmortems.manage_actionitem"
+            if self.request.method == "POST"
+            else "postmortems.view_actionitem"
+        )
+        return [HasConsoleRole(), require_perm(perm)()]
+
+    @extend_schema(
+        operation_id="action_items_list",
+        summary="List action items",
+        parameters=[ActionItemQuerySerializer],
+        responses={200: ActionItemSerializer(many=True), 400: E400, **READ_ERRORS},
+    )
+    def get(self, request):
+        query = ActionItemQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        q = query.validated_data
+        items = selectors.action_item_list(
+            status=q.get("status", ""), owner=q.get("owner", ""), category=q.get("category", ""),
+            incident=q.get("incident"), overdue=q.get("overdue", False), today=timezone.localdate(),
+        )  # fmt: skip
+        page = self.paginate_queryset(items)
+        return self.get_paginated_response(ActionItemSerializer(page, many=True).data)
+
+    @extend_schema(
+        operation_id="action_items_create",
+        summary="Create an action item (responder)",
+        request=ActionItemWriteSerializer,
+        responses={201: ActionItemSerializer, **WRITE},
+    )
+    def post(self, request):
+        body = ActionItemWriteSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        data = body.validated_data
+        if "incident" not in data or "title" not in data:
+            return Response({"detail": "incident and title are required."}, status=400)
+        item = services.action_item_create(
+            incident_id=data["incident"], actor=request.user, values=_item_values(data),
+            postmortem_id=data.get("postmortem"),
+        )  # fmt: skip
+        if "status" in data and data["status"] != item.status:
+            item = services.action_item_set_status(
+                item_id=item.pk, actor=request.user, status=data["status"],
+                reason=data.get("wont_do_reason", ""),
+            )  # fmt: skip
+        return Response(ActionItemSerializer(item).data, status=status.HTTP_201_CREATED)
+
+
+@extend_schema(tags=[TAG_ITEMS], parameters=[ITEM_PARAM])
+class ActionItemDetailApi(IncidentApi):
+    """One action item: read, change (any subset of fields, and the status; won't do needs
+    `wont_do_reason`), or delete (admins only; others mark it won't do)."""
+
+    def get_permissions(self):
+        perm = (
+            "postmortems.view_actionitem"
+            if self.request.method == "GET"
+            else "postmortems.manage_actionitem"
+        )
+        return [HasConsoleRole(), require_perm(perm)()]
+
+    def _item(self, pk):
+        item = selectors.action_item_list().filter(pk=pk).first()
+        if item is None:
+            raise NotFound(f"Action item #{pk} does not exist.")
+        return item
+
+    @extend_schema(operation_id="action_items_retrieve", summary="One action item",
+                   responses={200: ActionItemSerializer, **ITEM_READ_ERRORS})  # fmt: skip
+    def get(self, request, pk: int):
+        return Response(ActionItemSerializer(self._item(pk)).data)
+
+    @extend_schema(operation_id="action_items_update", summary="Change an action item",
+                   request=ActionItemWriteSerializer,
+                   responses={200: ActionItemSerializer, **WRITE})  # fmt: skip
+    def patch(self, request, pk: int):
+        self._item(pk)
+        body = ActionItemWriteSerializer(data=request.data, partial=True)
+        body.is_valid(raise_exception=True)
+        data = body.validated_data
+        values = _item_values(data)
+        if values:
+            services.action_item_update(item_id=pk, actor=request.user, values=values)
+        if "status" in data:
+            services.action_item_set_status(
+                item_id=pk, actor=request.user, status=data["status"],
+                reason=data.get("wont_do_reason", ""),
+            )  # fmt: skip
+        return Response(ActionItemSerializer(self._item(pk)).data)
+
+    @extend_schema(operation_id="action_items_delete", summary="Delete an action item (admin)",
+                   responses={204: None, **ITEM_WRITE_ERRORS})  # fmt: skip
+    def delete(self, request, pk: int):
+        services.action_item_delete(item_id=pk, actor=request.user)
+        return Response(status=status.HTTP_204_NO_CONTENT)

@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class PostmortemsConfig(AppConfig):
+    name = "postmortems"
+    verbose_name = "Postmortems"

@@ -1,0 +1,62 @@
+"""Word lists for the blameless-language check, one module per language.
+
+A language module (`en.py`, later `de.py`, ...) defines `LANGUAGE = Language(...)` and
+nothing else the engine needs: its code is added to `LANGUAGES` below, and
+`tests/unit/postmortems/test_blameless.py` fails if a module exists that is not listed,
+so a new file cannot silently go unused.
+
+Every pattern is a regular-expression fragment matched case-insensitively. The engine
+(`postmortems.blameless`) wraps each one in word boundaries that also treat a hyphen as part
+of the word, so authors write `blame`, not `\\bblame\\b`, and "blame-free" stays unflagged.
+"""
+
+from dataclasses import dataclass
+from importlib import import_module
+
+
+@dataclass(frozen=True)
+class Rule:
+    id: str  # stable id shown to users and used by tests, e.g. "human-error"
+    patterns: tuple[str, ...]
+    message: str  # why the phrase reads as blame
+    suggestion: str  # a rewrite phrased around systems and process
+
+
+@dataclass(frozen=True)
+class Language:
+    code: str
+    # Phrases that read as blame whoever they are about.
+    rules: tuple[Rule, ...]
+    # How a named person becomes the cause of a failure. The engine builds three shapes from
+    # these lists and the `people` it is given:
+    #   subject     "{person} [filler...] {failure_verb}"  or  "{person} {adverb} <verb>"
+    #   agent       "{by_pattern} {person}"
+    #   possessive  "{person}{possessive} [word...] {blame_noun | failure_verb}"
+    failure_verbs: tuple[str, ...]
+    # Words that may sit between the person and the verb without changing who acts
+    # ("alice had forgotten", "bob then broke").
+    fillers: tuple[str, ...]
+    # Adverbs that turn any verb into a failure ("carol accidentally restarted ...").
+    adverbs: tuple[str, ...]
+    by_patterns: tuple[str, ...]
+    possessive: str
+    blame_nouns: tuple[str, ...]
+    # Message and suggestion for every person-shaped finding (its `patterns` are unused).
+    person_rule: Rule
+
+
+# Register a new language by adding its module name here (see the module docstring).
+LANGUAGES: tuple[str, ...] = ("en",)
+
+
+def load(code: str) -> Language:
+    """The word lists for `code`; ValueError naming the supported codes otherwise."""
+    if code not in LANGUAGES:
+        supported = ", ".join(LANGUAGES)
+        raise ValueError(f"Blameless check: unknown language {code!r}; supported: {supported}.")
+    language = import_module(f"{__name__}.{code}").LANGUAGE
+    if language.code != code:
+        # A copied module whose code was not updated would otherwise answer for the wrong
+        # language without anyone noticing.
+        raise ValueError(f"Blameless check: {__name__}.{code} declares code {language.code!r}.")
+    return language

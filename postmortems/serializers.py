@@ -1,0 +1,107 @@
+"""API shapes of postmortems and action items."""
+
+from rest_framework import serializers
+
+from postmortems.models import (
+    ActionItem,
+    ItemCategory,
+    ItemStatus,
+    MetricSnapshot,
+    Postmortem,
+    PostmortemTimelineEntry,
+    Priority,
+)
+
+
+class TimelineEntrySerializer(serializers.ModelSerializer):
+    class Meta:
+        model = PostmortemTimelineEntry
+        fields = [
+            "id",
+            "occurred_at",
+            "source",
+            "source_id",
+            "kind",
+            "text",
+            "original_text",
+            "included",
+        ]
+
+
+class SnapshotSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = MetricSnapshot
+        fields = [
+            "chart_id", "title", "unit", "promql", "start", "end", "step_seconds", "series",
+            "error", "captured_at",
+        ]  # fmt: skip
+
+
+class ActionItemSerializer(serializers.ModelSerializer):
+    owner = serializers.CharField(source="owner.username", default=None)
+    incident = serializers.IntegerField(source="incident_id")
+    postmortem = serializers.IntegerField(source="postmortem_id", allow_null=True)
+    overdue = serializers.SerializerMethodField()
+
+    class Meta:
+        model = ActionItem
+        fields = [
+            "id", "title", "description", "owner", "due_date", "priority", "category",
+            "status", "wont_do_reason", "incident", "postmortem", "external_url",
+            "namespace", "runbook", "source", "created_at", "updated_at", "closed_at", "overdue",
+        ]  # fmt: skip
+
+    def get_overdue(self, item) -> bool:
+        from django.utils import timezone
+
+        return item.status in ("open", "in_progress") and item.due_date < timezone.localdate()
+
+
+class PostmortemSerializer(serializers.ModelSerializer):
+    incident = serializers.IntegerField(source="incident_id")
+    created_by = serializers.CharField(source="created_by.username")
+    published_by = serializers.CharField(source="published_by.username", default=None)
+    timeline = TimelineEntrySerializer(source="entries", many=True)
+    snapshots = SnapshotSerializer(many=True)
+    action_items = ActionItemSerializer(many=True)
+    reviewers = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Postmortem
+        fields = [
+            "id", "incident", "title", "status", "draft_state", "draft_error", "version",
+            "summary", "impact", "timeline", "root_cause", "contributing_factors",
+            "action_items", "lessons_learned", "impact_data", "runbook", "category",
+            "suggestions", "snapshots", "reviewers", "created_by", "created_at",
+            "drafted_at", "published_at", "published_by",
+        ]  # fmt: skip
+
+    def get_reviewers(self, pm) -> list[dict]:
+        return [{"user": r.user.username, "state": r.state} for r in pm.reviewers.all()]
+
+
+class ActionItemWriteSerializer(serializers.Serializer):
+    """Create (incident and title required) or change (any subset) an action item."""
+
+    incident = serializers.IntegerField(required=False, min_value=1)
+    postmortem = serializers.IntegerField(required=False, min_value=1, allow_null=True)
+    title = serializers.CharField(required=False, max_length=300)
+    description = serializers.CharField(required=False, allow_blank=True, max_length=20_000)
+    owner = serializers.CharField(required=False, allow_blank=True, allow_null=True)
+    due_date = serializers.DateField(required=False)
+    priority = serializers.ChoiceField(choices=Priority.choices, required=False)
+    category = serializers.ChoiceField(choices=ItemCategory.choices, required=False)
+    external_url = serializers.URLField(required=False, allow_blank=True, max_length=500)
+    status = serializers.ChoiceField(choices=ItemStatus.choices, required=False)
+    wont_do_reason = serializers.CharField(required=False, allow_blank=True, max_length=2000)
+
+
+class ActionItemQuerySerializer(serializers.Serializer):
+    # "open" means open or in progress (what is still to do).
+    status = serializers.ChoiceField(choices=ItemStatus.choices, required=False, allow_blank=True)
+    owner = serializers.CharField(required=False, allow_blank=True, max_length=150)
+    category = serializers.ChoiceField(
+        choices=ItemCategory.choices, required=False, allow_blank=True
+    )
+    incident = serializers.IntegerField(required=False, min_value=1)
+    overdue = serializers.BooleanField(required=False, default=False)

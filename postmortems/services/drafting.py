@@ -1,0 +1,321 @@
+"""Drafting a postmortem from what the console recorded: the timeline (incident events,
+alerts, action runs), the impact (times, durations, counts, what was affected), the
+runbook's root-cause notes and category, suggested action items from its long-term
+improvements, and the golden signals over the incident window, stored.
+
+Small incidents are drafted in the request; big ones (POSTMORTEM_ASYNC_THRESHOLD rows)
+in a Celery task, with the postmortem showing "being drafted" until then.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import defaultdict
+from datetime import datetime, timedelta
+
+from django.conf import settings
+from django.core.exceptions import PermissionDenied
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from console.errors import DomainError
+from incidents.models import Alert, Incident, IncidentStatus, TimelineEvent, TimelineEventType
+from postmortems.models import (
+    DraftState,
+    MetricSnapshot,
+    Postmortem,
+    PostmortemTimelineEntry,
+    TimelineSource,
+)
+from runbooks.actions.models import ActionRun
+from runbooks.catalog import load_catalog
+
+log = logging.getLogger(__name__)
+DRAFT = "postmortems.draft_postmortem"
+# Event kinds the draft takes from elsewhere: alerts from the alert rows (their real
+# start/end times, grouped), actions from the run rows (one line per run).
+SKIPPED_KINDS = {TimelineEventType.ALERT_FIRED, TimelineEventType.ALERT_RESOLVED, "action"}
+TAIL = timedelta(minutes=15)  # metric snapshots run this long past resolution
+BATCH = 2000
+
+
+def _threshold() -> int:
+    return getattr(settings, "POSTMORTEM_ASYNC_THRESHOLD", 2000)
+
+
+def postmortem_draft(*, incident_id: int, actor) -> Postmortem:
+    """Create the incident's postmortem and draft it (now, or on the worker if big).
+    An incident has one postmortem: asking again answers the existing one."""
+    if actor is None or not actor.has_perm(DRAFT):
+        raise PermissionDenied("Your role does not allow you to draft postmortems.")
+    incident = Incident.objects.filter(pk=incident_id).first()
+    if incident is None:
+        raise DomainError(f"Incident #{incident_id} does not exist.", code="not_found")
+    existing = Postmortem.objects.filter(incident=incident).first()
+    if existing is not None:
+        return existing
+    if incident.status not in (IncidentStatus.MITIGATED, IncidentStatus.RESOLVED):
+        raise DomainError(
+            f"Incident #{incident.pk} is {incident.get_status_display().lower()}; draft the "
+            "postmortem once it is mitigated or resolved, so the timeline is complete.",
+            code="invalid_state",
+        )
+    size = TimelineEvent.objects.filter(incident=incident).count()
+    size += Alert.objects.filter(incident=incident).count()
+    try:
+        with transaction.atomic():
+            pm = Postmortem.objects.create(
+                incident=incident,
+                title=f"Postmortem: {incident.title}"[:300],
+                created_by=actor,
+                draft_state=DraftState.PENDING,
+            )
+    except IntegrityError:  # a parallel click made it first
+        return Postmortem.objects.get(incident=incident)
+    if size >= _threshold():
+        from postmortems.tasks import postmortem_draft_task
+
+        transaction.on_commit(lambda: postmortem_draft_task.delay(pm.pk))
+        return pm
+    return postmortem_draft_build(postmortem_id=pm.pk)
+
+
+def postmortem_draft_build(*, postmortem_id: int) -> Postmortem:
+    """Fill a pending postmortem. Prometheus is asked outside the transaction; a failure
+    marks the draft failed with the reason instead of leaving it pending."""
+    pm = Postmortem.objects.select_related("incident").get(pk=postmortem_id)
+    if pm.draft_state == DraftState.READY:
+        return pm  # a redelivered task
+    incident = pm.incident
+    try:
+        snapshots = _snapshots(incident)
+        with transaction.atomic():
+            pm = Postmortem.objects.select_for_update().get(pk=postmortem_id)
+            if pm.draft_state == DraftState.READY:
+                return pm
+            _fill(pm, incident)
+            PostmortemTimelineEntry.objects.filter(postmortem=pm).delete()
+            _timeline(pm, incident)
+            for snap in snapshots:
+                snap.postmortem = pm
+            MetricSnapshot.objects.bulk_create(snapshots)
+            pm.draft_state, pm.draft_error, pm.drafted_at = DraftState.READY, "", timezone.now()
+            pm.save()
+    except Exception as exc:
+        log.exception("drafting postmortem %s failed", postmortem_id)
+        Postmortem.objects.filter(pk=postmortem_id).update(
+            draft_state=DraftState.FAILED, draft_error=f"{type(exc).__name__}: {exc}"[:2000]
+        )
+        raise
+    return pm
+
+
+# --- impact ------------------------------------------------------------------------------
+def _seconds(a: datetime | None, b: datetime | None) -> int | None:
+    return None if a is None or b is None else max(0, int((b - a).total_seconds()))
+
+
+def _iso(moment: datetime | None) -> str | None:
+    return moment.isoformat() if moment else None
+
+
+def impact_data(incident: Incident) -> dict:
+    """Times and durations (seconds) of the incident, its alerts, and what was affected.
+
+    Detect = impact start -> the console opened the incident; acknowledge = opened ->
+    acknowledged; mitigate and resolve are measured from impact start."""
+    rows = Alert.objects.filter(incident=incident).values_list("alertname", "labels", "starts_at")
+    by_name: dict[str, int] = defaultdict(int)
+    affected: dict[str, set] = {k: set() for k in ("namespace", "lws", "node", "pod")}
+    earliest = None
+    for name, labels, starts in rows.iterator(chunk_size=BATCH):
+        by_name[name] += 1
+        earliest = starts if earliest is None or starts < earliest else earliest
+        for key, found in affected.items():
+            value = (labels or {}).get(key)
+            if value:
+                found.add(value)
+    start = incident.started_at or earliest or incident.triggered_at
+    times = {
+        "start": start,
+        "detected": incident.triggered_at,
+        "acknowledged": incident.acknowledged_at,
+        "mitigated": incident.mitigated_at,
+        "resolved": incident.resolved_at,
+    }
+    return {
+        "times": {k: _iso(v) for k, v in times.items()},
+        "durations": {
+            "detect": _seconds(start, incident.triggered_at),
+            "acknowledge": _seconds(incident.triggered_at, incident.acknowledged_at),
+            "mitigate": _seconds(start, incident.mitigated_at),
+            "resolve": _seconds(start, incident.resolved_at),
+        },
+        "alerts": {"total": sum(by_name.values()), "by_name": dict(sorted(by_name.items()))},
+        "affected": {k: sorted(v)[:50] for k, v in affected.items()},
+        "affected_counts": {k: len(v) for k, v in affected.items()},
+        "severity": incident.severity,
+        "reopened": incident.reopen_count,
+    }
+
+
+def _duration_words(seconds: int | None) -> str:
+    if seconds is None:
+        return "not reached"
+    hours, rest = divmod(seconds, 3600)
+    minutes, secs = divmod(rest, 60)
+    if hours:
+        return f"{hours} h {minutes} min"
+    return f"{minutes} min {secs} s" if minutes else f"{secs} s"
+
+
+def _fill(pm: Postmortem, incident: Incident) -> None:
+    data = impact_data(incident)
+    pm.impact_data = data
+    d, a = data["durations"], data["alerts"]
+    affected = ", ".join(
+        f"{k} {', '.join(v[:5])}{' …' if len(v) > 5 else ''}"
+        for k, v in data["affected"].items()
+        if v
+    )
+    pm.summary = pm.summary or (
+        f"{incident.severity} incident: {incident.title}. Detected after "
+        f"{_duration_words(d['detect'])}, mitigated after {_duration_words(d['mitigate'])}."
+    )
+    pm.impact = pm.impact or (
+        f"- Time to detect: {_duration_words(d['detect'])}\n"
+        f"- Time to acknowledge: {_duration_words(d['acknowledge'])}\n"
+        f"- Time to mitigate: {_duration_words(d['mitigate'])}\n"
+        f"- Time to resolve: {_duration_words(d['resolve'])}\n"
+        f"- Alerts: {a['total']} ({', '.join(f'{n} {k}' for k, n in a['by_name'].items())})\n"
+        f"- Affected: {affected or 'no namespace, LWS, node or pod labels on the alerts'}"
+    )
+    runbook = load_catalog().get(incident.runbook) if incident.runbook else None
+    if runbook is None:
+        slugs = {
+            (lb or {}).get("runbook")
+            for lb in incident.alerts.values_list("labels", flat=True)[:50]
+        }
+        slugs.discard(None)
+        runbook = next(
+            (load_catalog().get(s) for s in sorted(slugs) if load_catalog().get(s)), None
+        )
+    if runbook is not None:
+        pm.runbook, pm.category = runbook.slug, runbook.category
+        pm.root_cause = pm.root_cause or (
+            f"_Starting point from the runbook “{runbook.title}” ({runbook.category}); "
+            f"confirm or replace it with what you found._\n\n{runbook.root_cause}"
+        )
+        pm.suggestions = [
+            {
+                "source": f"runbook:{runbook.slug}:{i}",
+                "title": t.title,
+                "description": t.description,
+                "category": t.category,
+                "priority": t.priority,
+            }
+            for i, t in enumerate(runbook.long_term)
+        ]
+
+
+# --- timeline ----------------------------------------------------------------------------
+def _entry(pm, at, source, source_id, kind, text, included=True) -> PostmortemTimelineEntry:
+    return PostmortemTimelineEntry(
+        postmortem=pm,
+        occurred_at=at,
+        source=source,
+        source_id=source_id,
+        kind=kind,
+        original_text=text,
+        text=text,
+        included=included,
+    )
+
+
+def _alert_entries(pm: Postmortem, incident: Incident) -> list[PostmortemTimelineEntry]:
+    """Alerts grouped by name and minute: a storm of 500 pods is one line, not 500."""
+    starts: dict[tuple, list] = defaultdict(list)
+    ends: dict[tuple, list] = defaultdict(list)
+    rows = Alert.objects.filter(incident=incident).values_list(
+        "id", "alertname", "starts_at", "ends_at", "status", "labels"
+    )
+    for pk, name, started, ended, status, labels in rows.iterator(chunk_size=BATCH):
+        where = (labels or {}).get("pod") or (labels or {}).get("node") or ""
+        starts[(name, started.replace(second=0, microsecond=0))].append((started, pk, where))
+        if status == "resolved" and ended:
+            ends[(name, ended.replace(second=0, microsecond=0))].append((ended, pk, where))
+    out = []
+    for groups, verb in ((starts, "started firing"), (ends, "resolved")):
+        for (name, _), items in groups.items():
+            items.sort()
+            at, first_id, _ = items[0]
+            places = [w for _, _, w in items if w]
+            on = (
+                f" on {', '.join(places[:5])}{' and more' if len(places) > 5 else ''}"
+                if places
+                else ""
+            )
+            count = f"{len(items)} x " if len(items) > 1 else ""
+            kind = "alert_fired" if verb == "started firing" else "alert_resolved"
+            out.append(
+                _entry(pm, at, TimelineSource.ALERT, first_id, kind, f"{count}{name} {verb}{on}")
+            )
+    return out
+
+
+def _action_entries(pm: Postmortem, incident: Incident) -> list[PostmortemTimelineEntry]:
+    out = []
+    runs = ActionRun.objects.filter(incident=incident).select_related("requested_by", "decided_by")
+    for run in runs:
+        summary = (run.plan or {}).get("summary") or (run.preview.get("plan") or {}).get("summary")
+        who = f"requested by {run.requested_by.get_username()}"
+        if run.decided_by_id:
+            verb = "rejected" if run.status == "rejected" else "approved"
+            who += f", {verb} by {run.decided_by.get_username()}"
+        status = run.get_status_display().lower()
+        text = f"Action #{run.pk} {run.kind} on {run.target}: {status} ({who})"
+        if summary:
+            text += f". {summary}"
+        if run.error:
+            text += f". Error: {run.error[:300]}"
+        out.append(_entry(pm, run.requested_at, TimelineSource.ACTION, run.pk, "action", text))
+    return out
+
+
+def _timeline(pm: Postmortem, incident: Incident) -> None:
+    entries = _alert_entries(pm, incident) + _action_entries(pm, incident)
+    events = (
+        TimelineEvent.objects.filter(incident=incident)
+        .exclude(kind__in=SKIPPED_KINDS)
+        .select_related("actor")
+        .values_list("id", "occurred_at", "kind", "message", "actor__username")
+    )
+    for pk, at, kind, message, username in events.iterator(chunk_size=BATCH):
+        text = f"{username}: {message}" if username else message
+        entries.append(_entry(pm, at, TimelineSource.EVENT, pk, kind, text))
+    PostmortemTimelineEntry.objects.bulk_create(entries, batch_size=BATCH)
+
+
+# --- metric snapshots --------------------------------------------------------------------
+def _snapshots(incident: Incident) -> list[MetricSnapshot]:
+    """The runbook's golden signals over the incident window plus TAIL, as they are now in
+    Prometheus (the queries have timeouts; a down Prometheus is recorded per chart)."""
+    from runbooks.charts import incident_charts
+
+    charts = incident_charts(incident=incident, tail=TAIL)
+    now = timezone.now()
+    return [
+        MetricSnapshot(
+            chart_id=c.id,
+            title=c.title,
+            unit=c.unit,
+            promql=c.promql,
+            start=charts.start,
+            end=charts.end,
+            step_seconds=charts.step,
+            series=list(c.series),
+            error=c.message,
+            captured_at=now,
+        )
+        for c in charts.charts
+    ]

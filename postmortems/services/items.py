@@ -1,0 +1,239 @@
+"""Action items: create, accept a suggestion, edit, move through open -> in progress ->
+done / won't do (with a reason); overdue reminders as in-app notifications and, when
+POSTMORTEM_REMINDER_WEBHOOK_URL is set, one JSON post (Slack-compatible `text`)."""
+
+from __future__ import annotations
+
+import logging
+from datetime import date, timedelta
+
+import requests
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.validators import URLValidator
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from console.errors import DomainError
+from incidents.models import Incident
+from postmortems.models import (
+    DUE_BY_PRIORITY,
+    OPEN_ITEM_STATUSES,
+    ActionItem,
+    ItemCategory,
+    ItemStatus,
+    Notification,
+    Postmortem,
+    PostmortemStatus,
+    Priority,
+)
+
+log = logging.getLogger(__name__)
+MANAGE = "postmortems.manage_actionitem"
+EDITABLE = ("title", "description", "owner", "due_date", "priority", "category", "external_url")
+
+
+def _require(actor) -> None:
+    if actor is None or not actor.is_authenticated or not actor.has_perm(MANAGE):
+        raise PermissionDenied("Your role does not allow you to change action items.")
+
+
+def _clean(values: dict) -> dict:
+    """Validate item fields; errors name the field."""
+    out = {}
+    for key, value in values.items():
+        if key not in EDITABLE:
+            raise DomainError(f"{key}: not an action item field.", code="invalid_params")
+        if key == "title":
+            value = str(value or "").strip()
+            if not value or len(value) > 300:
+                raise DomainError("title: 1 to 300 characters.", code="invalid_params")
+        elif key == "description":
+            value = str(value or "")[:20_000]
+        elif key == "owner":
+            if value in (None, ""):
+                value = None
+            elif not hasattr(value, "pk"):
+                user = get_user_model().objects.filter(username=str(value), is_active=True).first()
+                if user is None:
+                    raise DomainError(
+                        f"owner: no active user named {value!r}.", code="invalid_params"
+                    )
+                value = user
+        elif key == "due_date":
+            if isinstance(value, str):
+                try:
+                    value = date.fromisoformat(value)
+                except ValueError:
+                    raise DomainError("due_date: use YYYY-MM-DD.", code="invalid_params") from None
+            if not isinstance(value, date):
+                raise DomainError("due_date: use YYYY-MM-DD.", code="invalid_params")
+        elif key == "priority" and value not in Priority.values:
+            raise DomainError(
+                f"priority: one of {', '.join(Priority.values)}.", code="invalid_params"
+            )
+        elif key == "category" and value not in ItemCategory.values:
+            raise DomainError(
+                f"category: one of {', '.join(ItemCategory.values)}.", code="invalid_params"
+            )
+        elif key == "external_url" and value:
+            try:
+                URLValidator(schemes=["http", "https"])(value)
+            except ValidationError:
+                raise DomainError("external_url: an http(s) URL.", code="invalid_params") from None
+        out[key] = value
+    return out
+
+
+def _default_due(priority: str) -> date:
+    return timezone.localdate() + DUE_BY_PRIORITY.get(priority, timedelta(days=30))
+
+
+@transaction.atomic
+def action_item_create(
+    *, incident_id: int, actor, values: dict, postmortem_id: int | None = None, source: str = ""
+) -> ActionItem:
+    _require(actor)
+    incident = Incident.objects.filter(pk=incident_id).first()
+    if incident is None:
+        raise DomainError(f"Incident #{incident_id} does not exist.", code="not_found")
+    values = _clean(values)
+    if "title" not in values:
+        raise DomainError("title: required.", code="invalid_params")
+    values.setdefault("priority", Priority.P2)
+    values.setdefault("category", ItemCategory.PROCESS)
+    values.setdefault("due_date", _default_due(values["priority"]))
+    return ActionItem.objects.create(
+        incident=incident,
+        postmortem_id=postmortem_id,
+        namespace=incident.namespace,
+        runbook=incident.runbook,
+        source=source,
+        created_by=actor,
+        created_at=timezone.now(),
+        **values,
+    )
+
+
+def action_item_accept_suggestion(*, postmortem_id: int, actor, source: str) -> ActionItem:
+    """One click: the runbook's long-term improvement becomes an item (once)."""
+    _require(actor)
+    pm = Postmortem.objects.filter(pk=postmortem_id).first()
+    if pm is None:
+        raise DomainError(f"Postmortem #{postmortem_id} does not exist.", code="not_found")
+    if pm.status == PostmortemStatus.PUBLISHED and not actor.has_perm(
+        "postmortems.change_postmortem"
+    ):
+        raise PermissionDenied("This postmortem is published; only an admin can add to it.")
+    suggestion = next((s for s in pm.suggestions if s.get("source") == source), None)
+    if suggestion is None:
+        raise DomainError(f"No suggestion {source!r} on this postmortem.", code="not_found")
+    existing = ActionItem.objects.filter(postmortem=pm, source=source).first()
+    if existing is not None:
+        return existing
+    try:
+        return action_item_create(
+            incident_id=pm.incident_id,
+            actor=actor,
+            postmortem_id=pm.pk,
+            source=source,
+            values={k: suggestion[k] for k in ("title", "description", "priority", "category")},
+        )
+    except IntegrityError:  # accepted twice at once
+        return ActionItem.objects.get(postmortem=pm, source=source)
+
+
+@transaction.atomic
+def action_item_update(*, item_id: int, actor, values: dict) -> ActionItem:
+    _require(actor)
+    item = ActionItem.objects.select_for_update().filter(pk=item_id).first()
+    if item is None:
+        raise DomainError(f"Action item #{item_id} does not exist.", code="not_found")
+    for key, value in _clean(values).items():
+        setattr(item, key, value)
+    item.save()
+    return item
+
+
+@transaction.atomic
+def action_item_set_status(*, item_id: int, actor, status: str, reason: str = "") -> ActionItem:
+    _require(actor)
+    item = ActionItem.objects.select_for_update().filter(pk=item_id).first()
+    if item is None:
+        raise DomainError(f"Action item #{item_id} does not exist.", code="not_found")
+    if status not in ItemStatus.values:
+        raise DomainError(f"status: one of {', '.join(ItemStatus.values)}.", code="invalid_params")
+    reason = (reason or "").strip()
+    if status == ItemStatus.WONT_DO and not reason:
+        raise DomainError("reason: say why this will not be done.", code="invalid_params")
+    item.status = status
+    item.wont_do_reason = reason if status == ItemStatus.WONT_DO else ""
+    item.closed_at = timezone.now() if status in (ItemStatus.DONE, ItemStatus.WONT_DO) else None
+    item.save()
+    return item
+
+
+# --- reminders ---------------------------------------------------------------------------
+def action_items_remind_overdue(*, today: date | None = None) -> int:
+    """Beat, daily: one notification per overdue item and owner per day, and one webhook
+    post listing them. Returns how many notifications were new."""
+    today = today or timezone.localdate()
+    overdue = list(
+        ActionItem.objects.filter(status__in=OPEN_ITEM_STATUSES, due_date__lt=today)
+        .select_related("owner", "incident")
+        .order_by("due_date", "id")
+    )
+    new, lines = 0, []
+    for item in overdue:
+        days = (today - item.due_date).days
+        text = f"Overdue {days} d: {item.title} (incident #{item.incident_id})"
+        lines.append(f"• {text} — owner {item.owner.username if item.owner else 'nobody'}")
+        recipients = [item.owner] if item.owner else []
+        recipients += [] if item.owner_id == item.created_by_id else [item.created_by]
+        for user in recipients:
+            _, created = Notification.objects.get_or_create(
+                user=user,
+                dedupe_key=f"overdue:{item.pk}:{today.isoformat()}",
+                defaults={
+                    "kind": "overdue",
+                    "message": text[:500],
+                    "link": f"/postmortems/items/?item={item.pk}",
+                    "created_at": timezone.now(),
+                },
+            )
+            new += created
+    ActionItem.objects.filter(pk__in=[i.pk for i in overdue]).update(last_reminded_on=today)
+    url = getattr(settings, "POSTMORTEM_REMINDER_WEBHOOK_URL", "")
+    if url and lines and new:
+        _post_webhook(url, f"{len(lines)} overdue action item(s):\n" + "\n".join(lines[:50]))
+    return new
+
+
+def _post_webhook(url: str, text: str) -> None:
+    try:
+        requests.post(
+            url,
+            json={"text": text},
+            timeout=getattr(settings, "POSTMORTEM_WEBHOOK_TIMEOUT_SECONDS", 5),
+        )
+    except requests.RequestException as exc:  # the reminder is also in the console
+        log.warning("reminder webhook %s failed: %s", url, exc)
+
+
+@transaction.atomic
+def notification_read(*, notification_id: int, actor) -> None:
+    Notification.objects.filter(pk=notification_id, user=actor, read_at__isnull=True).update(
+        read_at=timezone.now()
+    )
+
+
+@transaction.atomic
+def action_item_delete(*, item_id: int, actor) -> None:
+    """Only admins delete (a mistaken entry); everyone else closes items as won't do,
+    which keeps the record the reports count."""
+    if actor is None or not actor.has_perm("postmortems.change_postmortem"):
+        raise PermissionDenied("Only an admin deletes action items; mark it won't do instead.")
+    deleted, _ = ActionItem.objects.filter(pk=item_id).delete()
+    if not deleted:
+        raise DomainError(f"Action item #{item_id} does not exist.", code="not_found")

@@ -1,0 +1,146 @@
+"""Drafting a postmortem from a realistic incident: alerts over two pods (one resolved), a
+note, acknowledge / mitigate / resolve, an action run executed against the simulated
+cluster. The draft's timeline, impact durations and suggestions are checked exactly."""
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from django.core.exceptions import PermissionDenied
+
+from console import roles
+from console.errors import DomainError
+from incidents import services as incident_services
+from incidents.models import Incident
+from postmortems import services
+from postmortems.models import DraftState, Postmortem
+from runbooks.actions import execution
+from runbooks.actions import services as action_services
+from tests.payloads import alert, notification
+
+pytestmark = pytest.mark.django_db
+T0 = datetime(2026, 11, 2, 9, 0, tzinfo=UTC)
+
+
+@pytest.fixture
+def people(make_user):
+    return make_user("rita", roles.RESPONDER), make_user("cara", roles.COMMANDER)
+
+
+def ingest(post_webhook, alerts) -> Incident:
+    r = post_webhook(notification(alerts, group_key="pm-test"))
+    assert r.status_code == 200, r.content
+    return Incident.objects.get(pk=r.json()["incidents"][0])
+
+
+@pytest.fixture
+def incident(post_webhook, people, sim, settings):
+    """ttft-spike on two pods; the second resolves first; a scale run; fixed times."""
+    rita, cara = people
+    settings.KUBECONFIG = str(sim.kubeconfig("console-worker"))
+    fire = [
+        alert(pod="vllm-chat-0", starts_at=T0, extra_labels={"node": "gpu-node-1"}),
+        alert(pod="vllm-chat-1", starts_at=T0 + timedelta(seconds=20)),
+    ]
+    inc = ingest(post_webhook, fire)
+    incident_services.incident_acknowledge(incident_id=inc.pk, actor=rita)
+    incident_services.incident_note_add(incident_id=inc.pk, actor=rita, text="KV cache at 98%")
+    run = action_services.action_run_request(
+        incident_id=inc.pk, actor=rita, kind="scale_lws",
+        params={"namespace": "llm-serving", "lws": "vllm-chat", "replicas_delta": 2},
+        idempotency_key="draft-test-key",
+    )  # fmt: skip
+    action_services.action_run_approve(run_id=run.pk, actor=cara)  # SEV1: a second person
+    execution.action_run_execute(run_id=run.pk, worker="test:1")
+    resolved = [
+        alert(pod="vllm-chat-1", status="resolved", starts_at=T0 + timedelta(seconds=20),
+              ends_at=T0 + timedelta(minutes=8)),
+    ]  # fmt: skip
+    ingest(post_webhook, [fire[0], *resolved])
+    incident_services.incident_mitigate(incident_id=inc.pk, actor=rita, reason="scaled")
+    incident_services.incident_resolve(incident_id=inc.pk, actor=cara)
+    # Fixed transition times, so the durations are exact.
+    Incident.objects.filter(pk=inc.pk).update(
+        started_at=T0,
+        triggered_at=T0 + timedelta(seconds=75),
+        acknowledged_at=T0 + timedelta(minutes=3),
+        mitigated_at=T0 + timedelta(minutes=10),
+        resolved_at=T0 + timedelta(minutes=30),
+    )
+    inc.refresh_from_db()
+    return inc
+
+
+def test_draft_has_the_timeline_durations_and_suggestions(incident, people, settings):
+    settings.PROMETHEUS_URL = "http://127.0.0.1:9"  # nothing listens: recorded, not fatal
+    settings.PROMETHEUS_TIMEOUT_SECONDS = 0.5
+    pm = services.postmortem_draft(incident_id=incident.pk, actor=people[0])
+    assert pm.draft_state == DraftState.READY
+    d = pm.impact_data["durations"]
+    assert d == {"detect": 75, "acknowledge": 105, "mitigate": 600, "resolve": 1800}
+    assert pm.impact_data["alerts"] == {"total": 2, "by_name": {"VLLMHighTTFT": 2}}
+    assert pm.impact_data["affected"]["pod"] == ["vllm-chat-0", "vllm-chat-1"]
+    assert pm.impact_data["affected"]["node"] == ["gpu-node-1"]
+    assert "Time to mitigate: 10 min 0 s" in pm.impact
+    assert pm.runbook == "ttft-spike"
+    assert pm.category
+    assert "confirm or replace it" in pm.root_cause
+    assert [s["source"] for s in pm.suggestions][:2] == [
+        "runbook:ttft-spike:0",
+        "runbook:ttft-spike:1",
+    ]
+
+    entries = list(pm.entries.order_by("occurred_at", "id"))
+    texts = [e.text for e in entries]
+    kinds = [e.kind for e in entries]
+    # Alerts at their own times, grouped by name and minute; the incident's own events;
+    # one line per action run (not its step-by-step events).
+    assert entries[0].occurred_at == T0
+    assert texts[0] == "2 x VLLMHighTTFT started firing on vllm-chat-0, vllm-chat-1"
+    assert "VLLMHighTTFT resolved on vllm-chat-1" in texts
+    assert "incident_opened" in kinds
+    assert any(t == "rita: KV cache at 98%" for t in texts)
+    (action,) = [e for e in entries if e.source == "action"]
+    assert "scale_lws" in action.text
+    assert "succeeded" in action.text
+    assert "approved by cara" in action.text
+    assert "from 4 to 6 groups" in action.text
+    assert kinds.count("status_changed") >= 3  # acknowledged, mitigated, resolved
+    assert all(e.original_text == e.text and e.included for e in entries)
+    # No Prometheus: each golden-signal snapshot records why it is empty.
+    snaps = list(pm.snapshots.all())
+    assert snaps
+    assert all(s.error and not s.series for s in snaps)
+
+
+def test_drafting_rules(incident, people, post_webhook, make_user):
+    viewer = make_user("vic", roles.VIEWER)
+    with pytest.raises(PermissionDenied):
+        services.postmortem_draft(incident_id=incident.pk, actor=viewer)
+    first = services.postmortem_draft(incident_id=incident.pk, actor=people[0])
+    again = services.postmortem_draft(incident_id=incident.pk, actor=people[1])
+    assert again.pk == first.pk
+    assert Postmortem.objects.count() == 1
+    open_incident = ingest_open(post_webhook)
+    with pytest.raises(DomainError, match="once it is mitigated or resolved"):
+        services.postmortem_draft(incident_id=open_incident.pk, actor=people[0])
+
+
+def ingest_open(post_webhook) -> Incident:
+    r = post_webhook(notification([alert(pod="vllm-chat-7")], group_key="still-open"))
+    return Incident.objects.get(pk=r.json()["incidents"][0])
+
+
+def test_big_incidents_are_drafted_on_the_worker(
+    incident, people, settings, django_capture_on_commit_callbacks
+):
+    settings.POSTMORTEM_ASYNC_THRESHOLD = 3
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
+        pm = services.postmortem_draft(incident_id=incident.pk, actor=people[0])
+    assert pm.draft_state == DraftState.PENDING
+    assert len(callbacks) == 1
+    # What the task runs (here in-process); a redelivery leaves a ready draft alone.
+    built = services.postmortem_draft_build(postmortem_id=pm.pk)
+    assert built.draft_state == DraftState.READY
+    count = built.entries.count()
+    services.postmortem_draft_build(postmortem_id=pm.pk)
+    assert built.entries.count() == count

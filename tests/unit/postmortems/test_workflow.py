@@ -1,0 +1,181 @@
+"""Review workflow and editing rules: draft -> in review -> published, who may do what,
+stale edits refused, the edit history; action items, suggestions accepted once, overdue
+reminders (in-app and the outgoing webhook, a real HTTP server)."""
+
+import json
+import threading
+from datetime import date, timedelta
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+from django.core.exceptions import PermissionDenied
+
+from console import roles
+from console.errors import DomainError
+from postmortems import services
+from postmortems.models import ActionItem, Notification, PostmortemEdit
+from tests.factories import IncidentFactory
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def people(make_user):
+    return {
+        "vic": make_user("vic", roles.VIEWER),
+        "rita": make_user("rita", roles.RESPONDER),
+        "cara": make_user("cara", roles.COMMANDER),
+        "cole": make_user("cole", roles.COMMANDER),
+        "ada": make_user("ada", roles.ADMIN),
+    }
+
+
+@pytest.fixture
+def pm(people, settings):
+    settings.PROMETHEUS_URL = "http://127.0.0.1:9"
+    settings.PROMETHEUS_TIMEOUT_SECONDS = 0.3
+    incident = IncidentFactory(status="resolved", severity="SEV2", runbook="nccl-hang")
+    return services.postmortem_draft(incident_id=incident.pk, actor=people["rita"])
+
+
+def test_edit_with_version_and_history(pm, people):
+    v = pm.version
+    services.postmortem_update(
+        postmortem_id=pm.pk, actor=people["rita"], version=v, changes={"summary": "Group 3 hung."}
+    )
+    with pytest.raises(DomainError, match="Someone else saved") as exc:
+        services.postmortem_update(
+            postmortem_id=pm.pk, actor=people["cara"], version=v, changes={"summary": "x"}
+        )
+    assert exc.value.code == "conflict"
+    with pytest.raises(PermissionDenied):
+        services.postmortem_update(
+            postmortem_id=pm.pk, actor=people["vic"], version=v + 1, changes={"summary": "x"}
+        )
+    (edit,) = PostmortemEdit.objects.filter(postmortem=pm, field="summary")
+    assert edit.new == "Group 3 hung."
+    assert edit.editor == people["rita"]
+    entry = services.timeline_entry_add(
+        postmortem_id=pm.pk, actor=people["rita"], occurred_at=pm.incident.triggered_at,
+        text="On-call paged",
+    )  # fmt: skip
+    services.timeline_entry_update(
+        entry_id=entry.pk, actor=people["rita"], text="Paged.", included=False
+    )
+    entry.refresh_from_db()
+    assert (entry.text, entry.included) == ("Paged.", False)
+    assert entry.original_text != "Paged."
+
+
+def test_review_and_publish(pm, people):
+    with pytest.raises(DomainError, match="for review before publishing"):
+        services.postmortem_publish(postmortem_id=pm.pk, actor=people["cara"])
+    with pytest.raises(DomainError, match="cannot review"):
+        services.postmortem_request_review(
+            postmortem_id=pm.pk, actor=people["rita"], reviewers=["rita"]
+        )
+    services.postmortem_request_review(
+        postmortem_id=pm.pk, actor=people["rita"], reviewers=["cara", "cole"]
+    )
+    assert Notification.objects.filter(user=people["cara"], kind="review").count() == 1
+    services.postmortem_review(postmortem_id=pm.pk, actor=people["cara"], approve=True)
+    with pytest.raises(DomainError, match="Waiting for approval from cole"):
+        services.postmortem_publish(postmortem_id=pm.pk, actor=people["cara"])
+    services.postmortem_review(
+        postmortem_id=pm.pk, actor=people["cole"], approve=False, note="Add the NVLink counters."
+    )
+    pm.refresh_from_db()
+    assert pm.status == "draft"  # changes requested: back to the author
+    services.postmortem_request_review(
+        postmortem_id=pm.pk, actor=people["rita"], reviewers=["cole"]
+    )
+    services.postmortem_review(postmortem_id=pm.pk, actor=people["cole"], approve=True)
+    with pytest.raises(PermissionDenied):
+        services.postmortem_publish(postmortem_id=pm.pk, actor=people["rita"])
+    # cara approved the earlier round; cole approved this one: both approvals stand.
+    services.postmortem_publish(postmortem_id=pm.pk, actor=people["cara"])
+    pm.refresh_from_db()
+    assert pm.status == "published"
+    assert pm.published_by == people["cara"]
+    with pytest.raises(PermissionDenied, match="only an admin"):
+        services.postmortem_update(
+            postmortem_id=pm.pk,
+            actor=people["rita"],
+            version=pm.version,
+            changes={"summary": "late"},
+        )
+    services.postmortem_update(
+        postmortem_id=pm.pk,
+        actor=people["ada"],
+        version=pm.version,
+        changes={"summary": "fixed typo"},
+    )
+    assert PostmortemEdit.objects.filter(postmortem=pm, field="status").count() >= 3
+
+
+def test_suggestions_become_items_once_with_default_due_dates(pm, people):
+    source = pm.suggestions[0]["source"]
+    first = services.action_item_accept_suggestion(
+        postmortem_id=pm.pk, actor=people["rita"], source=source
+    )
+    again = services.action_item_accept_suggestion(
+        postmortem_id=pm.pk, actor=people["rita"], source=source
+    )
+    assert first.pk == again.pk
+    assert ActionItem.objects.count() == 1
+    days = {"P1": 7, "P2": 30, "P3": 90, "P4": 180}[first.priority]
+    assert first.due_date - first.created_at.date() == timedelta(days=days)
+    assert first.namespace == pm.incident.namespace
+    assert first.runbook == "nccl-hang"
+    with pytest.raises(DomainError, match="reason"):
+        services.action_item_set_status(item_id=first.pk, actor=people["rita"], status="wont_do")
+    item = services.action_item_set_status(item_id=first.pk, actor=people["rita"], status="done")
+    assert item.closed_at is not None
+    with pytest.raises(PermissionDenied):
+        services.action_item_update(item_id=first.pk, actor=people["vic"], values={"title": "x"})
+    with pytest.raises(DomainError, match="owner: no active user"):
+        services.action_item_update(
+            item_id=first.pk, actor=people["rita"], values={"owner": "nobody"}
+        )
+
+
+class Hook(BaseHTTPRequestHandler):
+    received: list = []
+
+    def do_POST(self):
+        body = self.rfile.read(int(self.headers["Content-Length"]))
+        Hook.received.append(json.loads(body))
+        self.send_response(200)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def log_message(self, *args):
+        pass
+
+
+def test_overdue_reminders_notify_once_a_day_and_post_to_the_webhook(pm, people, settings):
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Hook)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    Hook.received = []
+    settings.POSTMORTEM_REMINDER_WEBHOOK_URL = f"http://127.0.0.1:{server.server_address[1]}/hook"
+    try:
+        late = services.action_item_create(
+            incident_id=pm.incident_id, actor=people["rita"],
+            values={"title": "Add NVLink alerts", "owner": "cara", "due_date": "2026-01-05"},
+        )  # fmt: skip
+        services.action_item_create(
+            incident_id=pm.incident_id, actor=people["rita"],
+            values={"title": "Not due yet", "due_date": "2099-01-01"},
+        )  # fmt: skip
+        today = date(2026, 1, 10)
+        assert services.action_items_remind_overdue(today=today) == 2  # owner + creator
+        assert services.action_items_remind_overdue(today=today) == 0  # same day: once
+        note = Notification.objects.get(user=people["cara"])
+        assert "Overdue 5 d: Add NVLink alerts" in note.message
+        assert len(Hook.received) == 1
+        assert "Add NVLink alerts" in Hook.received[0]["text"]
+        late.refresh_from_db()
+        assert late.last_reminded_on == today
+    finally:
+        server.shutdown()
+        server.server_close()
