@@ -44,6 +44,7 @@ format: $(STAMP)
 bench: $(STAMP)
 	$(PY) tests/bench/ingest.py
 	$(PY) tests/bench/actions.py
+	$(PY) tests/bench/postmortems.py
 
 ## Recompile the lock file from pyproject.toml (needs network access to PyPI).
 lock:
