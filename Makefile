@@ -45,6 +45,7 @@ bench: $(STAMP)
 	$(PY) tests/bench/ingest.py
 	$(PY) tests/bench/actions.py
 	$(PY) tests/bench/postmortems.py
+	$(PY) tests/bench/reports.py
 
 ## Recompile the lock file from pyproject.toml (needs network access to PyPI).
 lock:

@@ -1,0 +1,112 @@
+"""The report filters: a date range (inclusive, in the report's time zone), a namespace
+(team), an action-item category and an optional time-zone override, parsed from GET
+parameters. A bad value falls back to its default with a message, so the page renders."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date, datetime, time, timedelta
+from urllib.parse import urlencode
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from django.conf import settings
+from django.utils import timezone
+
+from postmortems.models import ItemCategory
+
+DEFAULT_DAYS = 180
+MAX_DAYS = 5 * 366  # weekly buckets stay in the hundreds
+
+
+def _parse_date(value: str | None) -> date | None:
+    try:
+        return date.fromisoformat((value or "").strip()) if value else None
+    except ValueError:
+        return None
+
+
+@dataclass(frozen=True)
+class ReportFilters:
+    start: date
+    end: date  # inclusive
+    namespace: str = ""
+    category: str = ""
+    tz: str = ""  # a zoneinfo key; settings.TIME_ZONE when empty
+    now: datetime = field(default_factory=timezone.now, compare=False)
+    errors: tuple[str, ...] = field(default=(), compare=False)
+
+    @classmethod
+    def from_params(cls, params, *, now: datetime | None = None) -> ReportFilters:
+        """Parse GET parameters; a bad value falls back to its default with a message that
+        says what was wrong, so the page still renders."""
+        now = now or timezone.now()
+        errors: list[str] = []
+        tz = (params.get("tz") or "").strip()
+        if tz and not _valid_zone(tz):
+            errors.append(f"Unknown time zone {tz[:60]!r}: using {settings.TIME_ZONE}.")
+            tz = ""
+        today = now.astimezone(ZoneInfo(tz or settings.TIME_ZONE)).date()
+        start, end = _parse_date(params.get("start")), _parse_date(params.get("end"))
+        for name in ("start", "end"):
+            if params.get(name) and (start if name == "start" else end) is None:
+                errors.append(f"The {name} date must look like 2026-01-31: using the default.")
+        end = end or today
+        start = start or end - timedelta(days=DEFAULT_DAYS - 1)
+        if start > end:
+            errors.append("The start date was after the end date: swapped them.")
+            start, end = end, start
+        if (end - start).days >= MAX_DAYS:
+            start = end - timedelta(days=MAX_DAYS - 1)
+            errors.append(f"Reports cover at most {MAX_DAYS} days: moved the start date.")
+        category = (params.get("category") or "").strip()
+        if category and category not in ItemCategory.values:
+            errors.append(f"Unknown category {category[:40]!r}: showing all categories.")
+            category = ""
+        namespace = (params.get("namespace") or "").strip()[:253]
+        return cls(start, end, namespace, category, tz, now, tuple(errors))
+
+    @property
+    def zone(self) -> ZoneInfo:
+        return ZoneInfo(self.tz or settings.TIME_ZONE)
+
+    @property
+    def zone_name(self) -> str:
+        return self.tz or settings.TIME_ZONE
+
+    @property
+    def today(self) -> date:
+        return self.now.astimezone(self.zone).date()
+
+    def day_start(self, day: date) -> datetime:
+        return datetime.combine(day, time.min, tzinfo=self.zone)
+
+    @property
+    def start_at(self) -> datetime:
+        return self.day_start(self.start)
+
+    @property
+    def end_at(self) -> datetime:
+        """Exclusive: midnight after the end date, local time."""
+        return self.day_start(self.end + timedelta(days=1))
+
+    def params(self) -> dict[str, str]:
+        """The filters as GET parameters (for CSV links and chart drill-downs)."""
+        out = {"start": self.start.isoformat(), "end": self.end.isoformat()}
+        for key in ("namespace", "category", "tz"):
+            if getattr(self, key):
+                out[key] = getattr(self, key)
+        return out
+
+    @property
+    def querystring(self) -> str:
+        return urlencode(self.params())
+
+
+def _valid_zone(name: str) -> bool:
+    if len(name) > 64 or ".." in name or name.startswith("/"):
+        return False
+    try:
+        ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        return False
+    return True

@@ -1,0 +1,45 @@
+"""The tracking reports page and its CSV exports. Thin: parse the filters, authorise
+(console_view), call the selectors, render."""
+
+from __future__ import annotations
+
+from django.http import Http404, StreamingHttpResponse
+from django.shortcuts import render
+from django.views.decorators.http import require_GET
+
+from incidents.views import console_view
+from postmortems.models import ItemCategory
+from postmortems.reports import charts, exports, selectors
+
+VIEW = "postmortems.view_actionitem"
+
+
+@require_GET
+@console_view(VIEW)
+def reports(request):
+    filters = selectors.ReportFilters.from_params(request.GET)
+    report = selectors.report(filters=filters)
+    return render(
+        request,
+        "postmortems/reports/page.html",
+        {
+            "report": report,
+            "filters": filters,
+            "charts": charts.all_charts(report),
+            "categories": ItemCategory.choices,
+            "list_limit": selectors.LIST_LIMIT,
+        },
+    )
+
+
+@require_GET
+@console_view(VIEW)
+def reports_csv(request, table: str):
+    if table not in exports.TABLES:
+        raise Http404(f"No report table {table!r}.")
+    filters = selectors.ReportFilters.from_params(request.GET)
+    response = StreamingHttpResponse(
+        exports.csv_lines(table, filters), content_type="text/csv; charset=utf-8"
+    )
+    response["Content-Disposition"] = f'attachment; filename="{exports.filename(table, filters)}"'
+    return response
