@@ -15,6 +15,8 @@ DURATIONS = (
     ("resolve", "Time to resolve"),
 )
 
+TIME_ORDER = ("start", "detected", "acknowledged", "mitigated", "resolved")
+
 
 def duration(seconds: int | None) -> str:
     if seconds is None:
@@ -48,8 +50,9 @@ def postmortem_markdown(pm: Postmortem) -> str:
     ]
     for key, label in DURATIONS:
         out.append(f"| {label} | {duration((data.get('durations') or {}).get(key))} |")
-    for key, value in (data.get("times") or {}).items():
-        out.append(f"| {key.capitalize()} | {value or '—'} |")
+    times = data.get("times") or {}
+    for key in TIME_ORDER:  # fixed: PostgreSQL's jsonb does not keep key order
+        out.append(f"| {key.capitalize()} | {times.get(key) or '—'} |")
     out += [
         "",
         pm.impact or "",

@@ -127,7 +127,7 @@ class MetricSnapshot(models.Model):
     start = models.DateTimeField()
     end = models.DateTimeField()
     step_seconds = models.PositiveIntegerField()
-    # [{"name": "...", "labels": {...}, "points": [[unix_seconds, value], ...]}, ...]
+    # Plotly-ready: [{"name": "...", "x": ["YYYY-MM-DD HH:MM:SS" UTC, ...], "y": [...]}, ...]
     series = models.JSONField(default=list)
     error = models.TextField(blank=True)
     captured_at = models.DateTimeField()

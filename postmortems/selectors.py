@@ -18,7 +18,9 @@ from postmortems.models import (
 def postmortem_get(*, postmortem_id: int) -> Postmortem | None:
     """One postmortem with everything its page shows, in a constant number of queries."""
     return (
-        Postmortem.objects.select_related("incident", "created_by", "published_by")
+        Postmortem.objects.select_related(
+            "incident", "incident__commander", "created_by", "published_by"
+        )
         .prefetch_related(
             Prefetch(
                 "entries", queryset=PostmortemTimelineEntry.objects.order_by("occurred_at", "id")

@@ -52,7 +52,7 @@ def postmortem_draft(*, incident_id: int, actor) -> Postmortem:
     if incident is None:
         raise DomainError(f"Incident #{incident_id} does not exist.", code="not_found")
     existing = Postmortem.objects.filter(incident=incident).first()
-    if existing is not None:
+    if existing is not None and existing.draft_state != DraftState.FAILED:
         return existing
     if incident.status not in (IncidentStatus.MITIGATED, IncidentStatus.RESOLVED):
         raise DomainError(
@@ -62,16 +62,25 @@ def postmortem_draft(*, incident_id: int, actor) -> Postmortem:
         )
     size = TimelineEvent.objects.filter(incident=incident).count()
     size += Alert.objects.filter(incident=incident).count()
-    try:
-        with transaction.atomic():
-            pm = Postmortem.objects.create(
-                incident=incident,
-                title=f"Postmortem: {incident.title}"[:300],
-                created_by=actor,
-                draft_state=DraftState.PENDING,
-            )
-    except IntegrityError:  # a parallel click made it first
-        return Postmortem.objects.get(incident=incident)
+    if existing is not None:
+        # A failed draft (e.g. the worker died): try again rather than stay stuck.
+        updated = Postmortem.objects.filter(pk=existing.pk, draft_state=DraftState.FAILED).update(
+            draft_state=DraftState.PENDING, draft_error=""
+        )
+        if not updated:  # someone else retried it already
+            return Postmortem.objects.get(pk=existing.pk)
+        pm = existing
+    else:
+        try:
+            with transaction.atomic():
+                pm = Postmortem.objects.create(
+                    incident=incident,
+                    title=f"Postmortem: {incident.title}"[:300],
+                    created_by=actor,
+                    draft_state=DraftState.PENDING,
+                )
+        except IntegrityError:  # a parallel click made it first
+            return Postmortem.objects.get(incident=incident)
     if size >= _threshold():
         from postmortems.tasks import postmortem_draft_task
 
@@ -96,6 +105,7 @@ def postmortem_draft_build(*, postmortem_id: int) -> Postmortem:
             _fill(pm, incident)
             PostmortemTimelineEntry.objects.filter(postmortem=pm).delete()
             _timeline(pm, incident)
+            MetricSnapshot.objects.filter(postmortem=pm).delete()
             for snap in snapshots:
                 snap.postmortem = pm
             MetricSnapshot.objects.bulk_create(snapshots)

@@ -144,3 +144,17 @@ def test_big_incidents_are_drafted_on_the_worker(
     count = built.entries.count()
     services.postmortem_draft_build(postmortem_id=pm.pk)
     assert built.entries.count() == count
+
+
+def test_a_failed_draft_is_drafted_again(incident, people, settings):
+    settings.PROMETHEUS_URL = "http://127.0.0.1:9"
+    settings.PROMETHEUS_TIMEOUT_SECONDS = 0.3
+    pm = services.postmortem_draft(incident_id=incident.pk, actor=people[0])
+    lines = pm.entries.count()
+    # As if the worker had died half way: the draft is marked failed with the reason.
+    Postmortem.objects.filter(pk=pm.pk).update(draft_state=DraftState.FAILED, draft_error="boom")
+    again = services.postmortem_draft(incident_id=incident.pk, actor=people[1])
+    assert again.pk == pm.pk
+    assert again.draft_state == DraftState.READY
+    assert again.entries.count() == lines  # replaced, not doubled
+    assert again.snapshots.count() == pm.snapshots.count()

@@ -1,0 +1,309 @@
+"""The postmortem document: list, the incident page's panel, drafting, the page itself
+(sections in SECTION_ORDER with blameless warnings), saving a section, and the read-only
+renderings (history, Markdown export, print). Views authorise, call one service or
+selector, and render."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from datetime import UTC, datetime
+
+from django.core.exceptions import PermissionDenied
+from django.core.paginator import Paginator
+from django.http import Http404, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils import timezone
+from django.views.decorators.http import require_GET, require_POST
+from django_htmx.http import HttpResponseClientRefresh
+
+from console.errors import DomainError
+from incidents.models import Incident, IncidentStatus
+from incidents.views import console_view
+from postmortems import selectors, services
+from postmortems.blameless import blameless_check_fields
+from postmortems.export import DURATIONS, duration, postmortem_markdown
+from postmortems.models import (
+    SECTION_ORDER,
+    TEXT_SECTIONS,
+    DraftState,
+    ItemCategory,
+    ItemStatus,
+    PostmortemStatus,
+    Priority,
+    ReviewerState,
+)
+from postmortems.views.common import (
+    ADMIN_EDIT,
+    DRAFT,
+    MANAGE,
+    PUBLISH,
+    REVIEW,
+    VIEW,
+    active_users,
+    can_edit,
+    people_names,
+    postmortem_or_404,
+    refused,
+    reviewer_candidates,
+)
+
+PER_PAGE = 25
+HISTORY_PER_PAGE = 100
+TIMELINE_SHOWN = 300
+POLL_SECONDS = 2  # how often a page waiting for the worker asks whether the draft is ready
+LABELS = {
+    "title": "Title",
+    "summary": "Summary",
+    "impact": "Impact",
+    "timeline": "Timeline",
+    "root_cause": "Root cause",
+    "contributing_factors": "Contributing factors",
+    "action_items": "Action items",
+    "lessons_learned": "Lessons learned",
+}
+TIME_LABELS = {
+    "start": "Impact started",
+    "detected": "Detected (incident opened)",
+    "acknowledged": "Acknowledged",
+    "mitigated": "Mitigated",
+    "resolved": "Resolved",
+}
+AFFECTED = ("namespace", "lws", "node", "pod")
+STATUS_FILTERS = (("", "All"), *PostmortemStatus.choices)
+
+
+# --- list and the incident page's panel -----------------------------------------------
+@require_GET
+@console_view(VIEW)
+def postmortem_list(request):
+    status = request.GET.get("status", "")
+    if status not in PostmortemStatus.values:
+        status = ""
+    postmortems = selectors.postmortem_list()
+    if status:
+        postmortems = postmortems.filter(status=status)
+    page = Paginator(postmortems, PER_PAGE).get_page(request.GET.get("page"))
+    context = {
+        "page": page,
+        "status": status,
+        "statuses": STATUS_FILTERS,
+        "unread": selectors.notifications_unread(user=request.user).count(),
+    }
+    return render(request, "postmortems/list.html", context)
+
+
+def _incident(pk: int) -> Incident:
+    incident = Incident.objects.filter(pk=pk).first()
+    if incident is None:
+        raise Http404(f"Incident #{pk} does not exist.")
+    return incident
+
+
+@require_GET
+@console_view(VIEW)
+def incident_panel(request, incident_id: int):
+    incident = _incident(incident_id)
+    context = {
+        "incident": incident,
+        "pm": selectors.postmortem_for_incident(incident_id=incident.pk),
+        "can_draft": request.user.has_perm(DRAFT),
+        "ready_to_draft": incident.status in (IncidentStatus.MITIGATED, IncidentStatus.RESOLVED),
+    }
+    return render(request, "postmortems/_incident_panel.html", context)
+
+
+@require_POST
+@console_view()
+def postmortem_draft(request, incident_id: int):
+    try:
+        pm = services.postmortem_draft(incident_id=incident_id, actor=request.user)
+    except (PermissionDenied, DomainError) as exc:
+        return refused(request, exc, back=reverse("incidents:detail", args=[incident_id]))
+    return redirect("postmortems:detail", pk=pm.pk)
+
+
+# --- the document -----------------------------------------------------------------------
+def _when(iso: str | None) -> datetime | None:
+    return datetime.fromisoformat(iso).astimezone(UTC) if iso else None
+
+
+def _impact(data: dict) -> dict:
+    times = data.get("times") or {}
+    durations = data.get("durations") or {}
+    alerts = data.get("alerts") or {}
+    affected = data.get("affected") or {}
+    # Fixed orders: PostgreSQL's jsonb does not keep the keys in the order they were written.
+    return {
+        "durations": [(label, duration(durations.get(key))) for key, label in DURATIONS],
+        "times": [(label, _when(times.get(key))) for key, label in TIME_LABELS.items()],
+        "alerts_total": alerts.get("total", 0),
+        "alerts_by_name": sorted((alerts.get("by_name") or {}).items()),
+        "affected": [(k, affected[k]) for k in AFFECTED if affected.get(k)],
+    }
+
+
+def _charts(pm) -> list[dict]:
+    """Stored snapshots shaped like the live charts (static/js/charts.js draws both), with
+    the incident's phases as vertical marks."""
+    at: dict[str, list[str]] = {}
+    for key, label in (("start", "impact"), ("detected", "detected"), ("resolved", "resolved")):
+        moment = _when((pm.impact_data.get("times") or {}).get(key))
+        if moment:  # one line per moment: two labels on one line would print over each other
+            at.setdefault(moment.strftime("%Y-%m-%d %H:%M:%S"), []).append(label)
+    marks = {" & ".join(labels): moment for moment, labels in at.items()}
+    return [
+        {
+            "snap": snap,
+            "dom_id": f"pm-chart-{snap.pk}",
+            "data": {
+                "title": snap.title,
+                "unit": snap.unit,
+                "series": snap.series,
+                "marks": marks,
+                "message": snap.error,
+            },
+        }
+        for snap in pm.snapshots.all()
+    ]
+
+
+def document_context(request, pm, *, typed: dict | None = None) -> dict:
+    """Everything the document page shows, in a fixed number of queries. `typed` carries a
+    refused edit ({"section", "text", "error"}) so the editor gets their text back."""
+    user = request.user
+    users = active_users()
+    entries = list(pm.entries.all())
+    entries_total = len(entries)
+    # A storm can draft thousands of lines, each with its forms: the page shows the first
+    # TIMELINE_SHOWN unless asked for all (export and print always have every line).
+    if request.GET.get("timeline") != "all":
+        entries = entries[:TIMELINE_SHOWN]
+    items = list(pm.action_items.all())
+    fields = {"title": pm.title, **{name: getattr(pm, name) for name in TEXT_SECTIONS}}
+    fields.update({f"timeline:{e.pk}": e.text for e in entries if e.included})
+    warnings = defaultdict(list)
+    for finding in blameless_check_fields(fields, people=people_names(users, pm.incident)):
+        warnings[finding.field].append(finding)
+    typed = typed or {}
+    sections = []
+    for name in SECTION_ORDER:
+        section = {"name": name, "label": LABELS[name], "warnings": warnings.get(name, [])}
+        if name in TEXT_SECTIONS:
+            section["text"] = getattr(pm, name)
+            if typed.get("section") == name:
+                section.update(typed=typed["text"], error=typed["error"])
+        sections.append(section)
+    accepted = {i.source for i in items if i.source}
+    reviewers = list(pm.reviewers.all())
+    mine = next((r for r in reviewers if r.user_id == user.pk), None)
+    editable = can_edit(user, pm)
+    published = pm.status == PostmortemStatus.PUBLISHED
+    return {
+        "pm": pm,
+        "incident": pm.incident,
+        "sections": sections,
+        "title_warnings": warnings.get("title", []),
+        "title_typed": typed if typed.get("section") == "title" else None,
+        "impact": _impact(pm.impact_data or {}),
+        "entries_total": entries_total,
+        "entries_cut": entries_total > len(entries),
+        "entries": [
+            {"entry": e, "warnings": warnings.get(f"timeline:{e.pk}", [])} for e in entries
+        ],
+        "charts": _charts(pm),
+        "suggestions": [s for s in pm.suggestions if s.get("source") not in accepted],
+        "items": items,
+        "reviewers": reviewers,
+        "comments": list(pm.comments.all()),
+        "users": users,
+        "candidates": reviewer_candidates() if editable and not published else [],
+        "can_edit": editable,
+        "can_manage": user.has_perm(MANAGE),
+        "can_accept": user.has_perm(MANAGE) and (not published or user.has_perm(ADMIN_EDIT)),
+        "can_comment": user.has_perm(DRAFT),
+        "can_request_review": editable and not published,
+        "can_decide": mine is not None
+        and user.has_perm(REVIEW)
+        and pm.status == PostmortemStatus.IN_REVIEW,
+        "my_review": mine,
+        "can_publish": user.has_perm(PUBLISH) and pm.status == PostmortemStatus.IN_REVIEW,
+        "waiting_for": [r.user.username for r in reviewers if r.state != ReviewerState.APPROVED],
+        "poll_seconds": POLL_SECONDS,
+        "today": timezone.localdate(),
+        "priorities": Priority.choices,
+        "categories": ItemCategory.choices,
+        "item_statuses": ItemStatus.choices,
+    }
+
+
+@require_GET
+@console_view(VIEW)
+def postmortem_detail(request, pk: int):
+    pm = postmortem_or_404(pk)
+    return render(request, "postmortems/detail.html", document_context(request, pm))
+
+
+@require_GET
+@console_view(VIEW)
+def postmortem_drafting(request, pk: int):
+    """Polled while the worker drafts: the same notice until the state changes, then the
+    page reloads itself to show the document (or the failure)."""
+    pm = postmortem_or_404(pk)
+    if pm.draft_state != DraftState.PENDING:
+        return HttpResponseClientRefresh()
+    context = {"pm": pm, "poll_seconds": POLL_SECONDS}
+    return render(request, "postmortems/_drafting.html", context)
+
+
+@require_POST
+@console_view()
+def section_save(request, pk: int, section: str):
+    """Save one text section (or the title). A refusal (someone saved first, text too
+    long) re-renders the page with the typed text still in the editor."""
+    if section not in ("title", *TEXT_SECTIONS):
+        raise Http404(f"{section} is not a postmortem section.")
+    text = request.POST.get("text", "")
+    version = request.POST.get("version", "")
+    try:
+        services.postmortem_update(
+            postmortem_id=pk,
+            actor=request.user,
+            version=int(version) if version.isdigit() else 0,  # 0: refused as stale
+            changes={section: text},
+        )
+    except (PermissionDenied, DomainError) as exc:
+        if isinstance(exc, PermissionDenied) or exc.code == "not_found":
+            return refused(request, exc, back=reverse("postmortems:detail", args=[pk]))
+        typed = {"section": section, "text": text, "error": str(exc)}
+        context = document_context(request, postmortem_or_404(pk), typed=typed)
+        return render(request, "postmortems/detail.html", context, status=409)
+    return redirect(reverse("postmortems:detail", args=[pk]) + f"#section-{section}")
+
+
+# --- read-only renderings ---------------------------------------------------------------
+@require_GET
+@console_view(VIEW)
+def postmortem_history(request, pk: int):
+    pm = postmortem_or_404(pk)
+    edits = selectors.postmortem_edits(postmortem_id=pm.pk).order_by("-at", "-id")
+    page = Paginator(edits, HISTORY_PER_PAGE).get_page(request.GET.get("page"))
+    return render(request, "postmortems/history.html", {"pm": pm, "page": page})
+
+
+@require_GET
+@console_view(VIEW)
+def postmortem_export(request, pk: int):
+    pm = postmortem_or_404(pk)
+    response = HttpResponse(postmortem_markdown(pm), content_type="text/markdown; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="postmortem-{pm.pk}.md"'
+    return response
+
+
+@require_GET
+@console_view(VIEW)
+def postmortem_print(request, pk: int):
+    pm = postmortem_or_404(pk)
+    context = document_context(request, pm)
+    context["included"] = [e for e in pm.entries.all() if e.included]  # every line, not a page
+    return render(request, "postmortems/print.html", context)
