@@ -209,6 +209,11 @@ def action_run_request(
             code="invalid_state",
         )
     if preview.busy_with is not None:
+        # The run keeping the target busy may be this very request's twin (a double click
+        # that committed while this one was previewing): answer it, not "busy".
+        existing = _replay(actor, key, preview.kind, preview.params)
+        if existing is not None:
+            return existing
         raise DomainError(_busy_message(preview.busy_with), code="busy")
     now = timezone.now()
     try:
