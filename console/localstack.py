@@ -89,6 +89,10 @@ def monitoring_commands(
     am = binary("prometheus-alertmanager", "alertmanager")
     if am:
         (var / "alertmanager").mkdir(parents=True, exist_ok=True)
+        # Alertmanager's log of sent notifications outlives a restart, and then holds back
+        # an alert it "already sent" for repeat_interval (an hour) although the console's
+        # database may be new. Re-sending is harmless: ingestion is idempotent.
+        (var / "alertmanager" / "nflog").unlink(missing_ok=True)
         cfg = var / "alertmanager" / "alertmanager.yml"
         cfg.write_text(alertmanager_config(ports, token_file))
         cmds["alertmanager"] = [

@@ -17,6 +17,11 @@ def postmortem_draft_task(postmortem_id: int) -> None:
     services.postmortem_draft_build(postmortem_id=postmortem_id)
 
 
-@shared_task(name="postmortems.tasks.action_items_remind_overdue", acks_late=True, time_limit=120)
+@shared_task(
+    name="postmortems.tasks.action_items_remind_overdue",
+    acks_late=True,
+    soft_time_limit=100,
+    time_limit=120,
+)
 def action_items_remind_overdue() -> int:
     return services.action_items_remind_overdue()

@@ -22,11 +22,20 @@ def action_run_execute_task(run_id: int) -> None:
     execution.action_run_execute(run_id=run_id)
 
 
-@shared_task(name="runbooks.tasks.action_runs_recover", acks_late=True, time_limit=60)
+# Each task sets its soft limit below its hard one: the global soft limit (240 s) above a
+# task's hard limit makes Celery refuse to send it at all.
+@shared_task(
+    name="runbooks.tasks.action_runs_recover", acks_late=True, soft_time_limit=50, time_limit=60
+)
 def action_runs_recover() -> int:
     return execution.action_runs_recover()
 
 
-@shared_task(name="runbooks.tasks.config_revisions_capture", acks_late=True, time_limit=60)
+@shared_task(
+    name="runbooks.tasks.config_revisions_capture",
+    acks_late=True,
+    soft_time_limit=50,
+    time_limit=60,
+)
 def config_revisions_capture() -> int:
     return execution.config_revisions_capture_now()

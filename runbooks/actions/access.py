@@ -58,7 +58,7 @@ def log_access_at_worker_start(**_kwargs) -> None:
     access = kubernetes_access_check()
     if access.ok:
         try:
-            config_revisions_capture_now()
+            config_revisions_capture_now(reason="first look at worker start")
         except Exception:  # the worker must start even if this fails
             log.exception("actions: first ConfigMap capture failed")
     if access.ok:

@@ -293,7 +293,7 @@ def action_runs_recover() -> int:
     return len(ids)
 
 
-def config_revisions_capture_now() -> int:
+def config_revisions_capture_now(reason: str = "periodic capture") -> int:
     """Beat: keep the tracked ConfigMaps' history current (no-op without Kubernetes)."""
     from runbooks.actions.k8s import kube_api
     from runbooks.actions.revisions import config_revisions_capture
@@ -305,4 +305,4 @@ def config_revisions_capture_now() -> int:
         return 0
     # No transaction around it: each revision is one insert, and HTTP reads must not hold
     # SQLite's write lock.
-    return config_revisions_capture(api=api)
+    return config_revisions_capture(api=api, reason=reason)

@@ -89,7 +89,7 @@ def config_revisions_capture(*, api, reason: str = "periodic capture") -> int:
 
 
 def _as_revision(row: ConfigRevision) -> Revision:
-    label = f"r{row.pk}, seen {row.captured_at:%Y-%m-%d %H:%M:%S %Z} ({row.reason})"
+    label = f"r{row.pk}: {row.reason}"  # the kind adds when it was captured
     return Revision(id=row.pk, label=label, data=row.data, captured_at=row.captured_at)
 
 

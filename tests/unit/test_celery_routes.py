@@ -36,3 +36,13 @@ def test_celery_is_never_eager_and_json_only():
     assert app.conf.accept_content == ["json"]
     assert app.conf.task_acks_late
     assert app.conf.task_reject_on_worker_lost
+
+
+def test_soft_time_limits_are_below_hard_ones():
+    # Celery refuses to send a task whose soft limit exceeds its hard limit (a beat task
+    # would then never run), and the global soft limit applies to tasks without their own.
+    for name in sorted(our_tasks()):
+        task = app.tasks[name]
+        hard = task.time_limit or app.conf.task_time_limit
+        soft = task.soft_time_limit or app.conf.task_soft_time_limit
+        assert soft is None or hard is None or soft <= hard, (name, soft, hard)
