@@ -4,7 +4,7 @@ the API's export.md answers and the print page is built from."""
 
 from __future__ import annotations
 
-from datetime import UTC
+from datetime import UTC, datetime
 
 from postmortems.models import Postmortem
 
@@ -24,6 +24,12 @@ def duration(seconds: int | None) -> str:
     hours, rest = divmod(int(seconds), 3600)
     minutes, secs = divmod(rest, 60)
     return f"{hours}h {minutes:02d}m {secs:02d}s" if hours else f"{minutes}m {secs:02d}s"
+
+
+def _utc(iso: str | None) -> str:
+    if not iso:
+        return "—"
+    return datetime.fromisoformat(iso).astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
 def _cell(text: str) -> str:
@@ -52,7 +58,7 @@ def postmortem_markdown(pm: Postmortem) -> str:
         out.append(f"| {label} | {duration((data.get('durations') or {}).get(key))} |")
     times = data.get("times") or {}
     for key in TIME_ORDER:  # fixed: PostgreSQL's jsonb does not keep key order
-        out.append(f"| {key.capitalize()} | {times.get(key) or '—'} |")
+        out.append(f"| {key.capitalize()} | {_utc(times.get(key))} |")
     out += [
         "",
         pm.impact or "",

@@ -26,6 +26,7 @@ urlpatterns = [
     path("<int:pk>/review/", views.review_decide, name="review-decide"),
     path("<int:pk>/comments/", views.comment_add, name="comment-add"),
     path("<int:pk>/publish/", views.publish, name="publish"),
+    path("<int:pk>/refresh/", views.refresh, name="refresh"),
     path("<int:pk>/history/", views.postmortem_history, name="history"),
     path("<int:pk>/export.md", views.postmortem_export, name="export"),
     path("<int:pk>/print/", views.postmortem_print, name="print"),

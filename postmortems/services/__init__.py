@@ -9,7 +9,12 @@ from postmortems.services.documents import (
     timeline_entry_add,
     timeline_entry_update,
 )
-from postmortems.services.drafting import impact_data, postmortem_draft, postmortem_draft_build
+from postmortems.services.drafting import (
+    impact_data,
+    postmortem_draft,
+    postmortem_draft_build,
+    postmortem_refresh,
+)
 from postmortems.services.items import (
     action_item_accept_suggestion,
     action_item_create,
@@ -33,6 +38,7 @@ __all__ = [
     "postmortem_draft",
     "postmortem_draft_build",
     "postmortem_publish",
+    "postmortem_refresh",
     "postmortem_request_review",
     "postmortem_review",
     "postmortem_update",

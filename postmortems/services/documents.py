@@ -233,10 +233,21 @@ def postmortem_review(*, postmortem_id: int, actor, approve: bool, note: str = "
     return reviewer
 
 
-@transaction.atomic
 def postmortem_publish(*, postmortem_id: int, actor) -> Postmortem:
-    """Publish once every named reviewer approved. From then on it is read-only."""
+    """Publish once every named reviewer approved: the facts are refreshed from the
+    incident first (it may have been resolved since the draft); from then on it is
+    read-only."""
+    from postmortems.services.drafting import postmortem_refresh
+
     _require(actor, PUBLISH, "publish postmortems")
+    pm = Postmortem.objects.filter(pk=postmortem_id).first()
+    if pm is not None and pm.status == S.IN_REVIEW and pm.draft_state == DraftState.READY:
+        postmortem_refresh(postmortem_id=postmortem_id, actor=actor)
+    return _publish(postmortem_id=postmortem_id, actor=actor)
+
+
+@transaction.atomic
+def _publish(*, postmortem_id: int, actor) -> Postmortem:
     pm = _locked(postmortem_id)
     if pm.status != S.IN_REVIEW:
         raise DomainError(

@@ -24,6 +24,7 @@ from postmortems.models import (
     DraftState,
     MetricSnapshot,
     Postmortem,
+    PostmortemEdit,
     PostmortemTimelineEntry,
     TimelineSource,
 )
@@ -293,17 +294,7 @@ def _action_entries(pm: Postmortem, incident: Incident) -> list[PostmortemTimeli
 
 
 def _timeline(pm: Postmortem, incident: Incident) -> None:
-    entries = _alert_entries(pm, incident) + _action_entries(pm, incident)
-    events = (
-        TimelineEvent.objects.filter(incident=incident)
-        .exclude(kind__in=SKIPPED_KINDS)
-        .select_related("actor")
-        .values_list("id", "occurred_at", "kind", "message", "actor__username")
-    )
-    for pk, at, kind, message, username in events.iterator(chunk_size=BATCH):
-        text = f"{username}: {message}" if username else message
-        entries.append(_entry(pm, at, TimelineSource.EVENT, pk, kind, text))
-    PostmortemTimelineEntry.objects.bulk_create(entries, batch_size=BATCH)
+    PostmortemTimelineEntry.objects.bulk_create(_fresh_entries(pm, incident), batch_size=BATCH)
 
 
 # --- metric snapshots --------------------------------------------------------------------
@@ -329,3 +320,64 @@ def _snapshots(incident: Incident) -> list[MetricSnapshot]:
         )
         for c in charts.charts
     ]
+
+
+def _key(entry: PostmortemTimelineEntry) -> tuple:
+    return (entry.source, entry.source_id, entry.kind, entry.occurred_at)
+
+
+def postmortem_refresh(*, postmortem_id: int, actor) -> Postmortem:
+    """Bring the facts up to date with the incident (it may have been resolved since the
+    draft): the impact figures, timeline lines for what happened since (lines already
+    there, and their edits, stay), and the stored charts over the now longer window. The
+    text the authors wrote is not touched. A published postmortem is left as published."""
+    if actor is None or not actor.has_perm(DRAFT):
+        raise PermissionDenied("Your role does not allow you to refresh postmortems.")
+    pm = Postmortem.objects.select_related("incident").filter(pk=postmortem_id).first()
+    if pm is None:
+        raise DomainError(f"Postmortem #{postmortem_id} does not exist.", code="not_found")
+    if pm.status == "published":
+        raise DomainError("A published postmortem is not refreshed.", code="invalid_state")
+    if pm.draft_state != DraftState.READY:
+        raise DomainError("The postmortem is still being drafted.", code="invalid_state")
+    incident = pm.incident
+    snapshots = _snapshots(incident)  # Prometheus first, outside the transaction
+    with transaction.atomic():
+        pm = Postmortem.objects.select_for_update().get(pk=postmortem_id)
+        pm.impact_data = impact_data(incident)
+        have = {_key(e): e for e in PostmortemTimelineEntry.objects.filter(postmortem=pm)}
+        fresh, updated = [], []
+        for entry in _fresh_entries(pm, incident):
+            old = have.get(_key(entry))
+            if old is None:
+                fresh.append(entry)
+            elif old.text == old.original_text and old.original_text != entry.text:
+                # A line nobody reworded follows the facts (a run that has finished since).
+                old.text = old.original_text = entry.text
+                updated.append(old)
+        PostmortemTimelineEntry.objects.bulk_create(fresh, batch_size=BATCH)
+        PostmortemTimelineEntry.objects.bulk_update(updated, ["text", "original_text"])
+        MetricSnapshot.objects.filter(postmortem=pm).delete()
+        for snap in snapshots:
+            snap.postmortem = pm
+        MetricSnapshot.objects.bulk_create(snapshots)
+        pm.drafted_at = timezone.now()
+        pm.save()
+        PostmortemEdit.objects.create(
+            postmortem=pm, editor=actor, at=pm.drafted_at, field="refresh",
+            new=f"facts refreshed from incident #{incident.pk}; {len(fresh)} new timeline line(s)",
+        )  # fmt: skip
+    return pm
+
+
+def _fresh_entries(pm: Postmortem, incident: Incident) -> list[PostmortemTimelineEntry]:
+    entries = _alert_entries(pm, incident) + _action_entries(pm, incident)
+    events = (
+        TimelineEvent.objects.filter(incident=incident)
+        .exclude(kind__in=SKIPPED_KINDS)
+        .values_list("id", "occurred_at", "kind", "message", "actor__username")
+    )
+    for pk, at, kind, message, username in events.iterator(chunk_size=BATCH):
+        text = f"{username}: {message}" if username else message
+        entries.append(_entry(pm, at, TimelineSource.EVENT, pk, kind, text))
+    return entries

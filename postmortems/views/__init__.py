@@ -14,6 +14,7 @@ from postmortems.views.documents import (
 from postmortems.views.editing import (
     comment_add,
     publish,
+    refresh,
     review_decide,
     review_request,
     timeline_add,
@@ -44,6 +45,7 @@ __all__ = [
     "postmortem_list",
     "postmortem_print",
     "publish",
+    "refresh",
     "review_decide",
     "review_request",
     "section_save",

@@ -143,15 +143,31 @@ def _impact(data: dict) -> dict:
     }
 
 
+MARKS = (
+    ("start", "impact"),
+    ("detected", "detected"),
+    ("mitigated", "mitigated"),
+    ("resolved", "resolved"),
+)
+MARK_MERGE_SECONDS = 90
+
+
 def _charts(pm) -> list[dict]:
     """Stored snapshots shaped like the live charts (static/js/charts.js draws both), with
     the incident's phases as vertical marks."""
-    at: dict[str, list[str]] = {}
-    for key, label in (("start", "impact"), ("detected", "detected"), ("resolved", "resolved")):
-        moment = _when((pm.impact_data.get("times") or {}).get(key))
-        if moment:  # one line per moment: two labels on one line would print over each other
-            at.setdefault(moment.strftime("%Y-%m-%d %H:%M:%S"), []).append(label)
-    marks = {" & ".join(labels): moment for moment, labels in at.items()}
+    times = pm.impact_data.get("times") or {}
+    phases = [
+        (moment, label) for key, label in MARKS if (moment := _when(times.get(key))) is not None
+    ]
+    # Moments closer than MARK_MERGE share one line and one label: at chart scale two
+    # labels a few seconds apart print over each other.
+    groups: list[tuple] = []
+    for moment, label in sorted(phases, key=lambda p: p[0]):
+        if groups and (moment - groups[-1][0]).total_seconds() < MARK_MERGE_SECONDS:
+            groups[-1][1].append(label)
+        else:
+            groups.append((moment, [label]))
+    marks = {" & ".join(labels): m.strftime("%Y-%m-%d %H:%M:%S") for m, labels in groups}
     return [
         {
             "snap": snap,

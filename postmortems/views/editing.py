@@ -153,3 +153,13 @@ def publish(request, pk: int):
         services.postmortem_publish(postmortem_id=pk, actor=request.user)
 
     return perform(request, call, done="Published. It is now read-only.", back=_doc(pk))
+
+
+@require_POST
+@console_view()
+def refresh(request, pk: int):
+    def call():
+        services.postmortem_refresh(postmortem_id=pk, actor=request.user)
+
+    done = "Refreshed from the incident: impact, new timeline lines and the stored charts."
+    return perform(request, call, done=done, back=_doc(pk))

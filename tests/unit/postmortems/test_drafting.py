@@ -158,3 +158,48 @@ def test_a_failed_draft_is_drafted_again(incident, people, settings):
     assert again.draft_state == DraftState.READY
     assert again.entries.count() == lines  # replaced, not doubled
     assert again.snapshots.count() == pm.snapshots.count()
+
+
+def test_refresh_follows_the_incident_keeping_what_authors_wrote(incident, people, settings):
+    """Drafted while mitigated; resolved (and a note added) afterwards: publishing (or the
+    refresh button) brings the facts up to date and leaves reworded lines alone."""
+    settings.PROMETHEUS_URL = "http://127.0.0.1:9"
+    settings.PROMETHEUS_TIMEOUT_SECONDS = 0.3
+    Incident.objects.filter(pk=incident.pk).update(status="mitigated", resolved_at=None)
+    pm = services.postmortem_draft(incident_id=incident.pk, actor=people[0])
+    assert pm.impact_data["durations"]["resolve"] is None
+    first = pm.entries.order_by("occurred_at", "id").first()
+    services.timeline_entry_update(entry_id=first.pk, actor=people[0], text="Alerts fired.")
+    lines = pm.entries.count()
+    incident_services.incident_note_add(
+        incident_id=incident.pk, actor=people[1], text="Root cause found"
+    )
+    Incident.objects.filter(pk=incident.pk).update(
+        status="resolved", resolved_at=T0 + timedelta(minutes=45)
+    )
+    services.postmortem_request_review(postmortem_id=pm.pk, actor=people[0], reviewers=["cara"])
+    services.postmortem_review(postmortem_id=pm.pk, actor=people[1], approve=True)
+    services.postmortem_publish(postmortem_id=pm.pk, actor=people[1])
+    pm.refresh_from_db()
+    assert pm.status == "published"
+    assert pm.impact_data["durations"]["resolve"] == 45 * 60
+    assert pm.entries.count() == lines + 1
+    assert pm.entries.filter(text="cara: Root cause found").exists()
+    first.refresh_from_db()
+    assert first.text == "Alerts fired."  # the author's wording stays
+    with pytest.raises(DomainError, match="published"):
+        services.postmortem_refresh(postmortem_id=pm.pk, actor=people[0])
+
+
+def test_refresh_button_by_role(incident, people, make_user, client, settings):
+    settings.PROMETHEUS_URL = "http://127.0.0.1:9"
+    settings.PROMETHEUS_TIMEOUT_SECONDS = 0.3
+    pm = services.postmortem_draft(incident_id=incident.pk, actor=people[0])
+    client.force_login(make_user("vic", roles.VIEWER))
+    assert 'data-testid="refresh"' not in client.get(f"/postmortems/{pm.pk}/").content.decode()
+    assert client.post(f"/postmortems/{pm.pk}/refresh/").status_code == 403
+    client.force_login(people[0])
+    assert 'data-testid="refresh"' in client.get(f"/postmortems/{pm.pk}/").content.decode()
+    response = client.post(f"/postmortems/{pm.pk}/refresh/")
+    assert response.status_code == 302
+    assert pm.edits.filter(field="refresh").exists()
