@@ -4,6 +4,8 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
+from console.append_only import AppendOnlyModel
+
 
 class Severity(models.TextChoices):
     SEV1 = "SEV1", "SEV1 (critical)"
@@ -157,7 +159,7 @@ class TimelineEventType(models.TextChoices):
     ACTION = "action", "Action"
 
 
-class TimelineEvent(models.Model):
+class TimelineEvent(AppendOnlyModel):
     """Append-only: the application inserts rows and never updates or deletes them."""
 
     incident = models.ForeignKey(Incident, on_delete=models.CASCADE, related_name="events")
@@ -181,14 +183,6 @@ class TimelineEvent(models.Model):
 
     def __str__(self) -> str:
         return f"{self.occurred_at:%Y-%m-%d %H:%M:%S} {self.kind}"
-
-    def save(self, *args, **kwargs):
-        if self.pk is not None and not kwargs.get("force_insert"):
-            raise RuntimeError("Timeline events are append-only.")
-        return super().save(*args, **kwargs)
-
-    def delete(self, *args, **kwargs):
-        raise RuntimeError("Timeline events are append-only.")
 
 
 class ReceiptOutcome(models.TextChoices):

@@ -11,6 +11,8 @@ from datetime import timedelta
 from django.conf import settings
 from django.db import models
 
+from console.append_only import AppendOnlyModel
+
 USER = settings.AUTH_USER_MODEL
 
 # The sections, in the order the document shows them (the timeline and action items are
@@ -160,22 +162,7 @@ class Reviewer(models.Model):
         return f"{self.user_id} on {self.postmortem_id}: {self.state}"
 
 
-class AppendOnly(models.Model):
-    """Rows the application inserts and never updates or deletes."""
-
-    class Meta:
-        abstract = True
-
-    def save(self, *args, **kwargs):
-        if self.pk is not None and not kwargs.get("force_insert"):
-            raise RuntimeError(f"{type(self).__name__} rows are append-only.")
-        return super().save(*args, **kwargs)
-
-    def delete(self, *args, **kwargs):
-        raise RuntimeError(f"{type(self).__name__} rows are append-only.")
-
-
-class ReviewComment(AppendOnly):
+class ReviewComment(AppendOnlyModel):
     postmortem = models.ForeignKey(Postmortem, on_delete=models.CASCADE, related_name="comments")
     author = models.ForeignKey(USER, on_delete=models.PROTECT, related_name="+")
     section = models.CharField(max_length=32, blank=True)
@@ -189,7 +176,7 @@ class ReviewComment(AppendOnly):
         return self.text[:60]
 
 
-class PostmortemEdit(AppendOnly):
+class PostmortemEdit(AppendOnlyModel):
     """Edit history: who changed which field, from what to what."""
 
     postmortem = models.ForeignKey(Postmortem, on_delete=models.CASCADE, related_name="edits")

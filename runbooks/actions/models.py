@@ -8,6 +8,8 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
+from console.append_only import AppendOnlyModel
+
 
 class ActionRunStatus(models.TextChoices):
     AWAITING_APPROVAL = "awaiting_approval", "Awaiting approval"
@@ -110,7 +112,7 @@ class ActionRun(models.Model):
         return self.status in ACTIVE_STATUSES
 
 
-class ActionRunEvent(models.Model):
+class ActionRunEvent(AppendOnlyModel):
     """Audit: every state change of a run, who did it and what was known. Append-only."""
 
     run = models.ForeignKey(ActionRun, on_delete=models.PROTECT, related_name="events")
@@ -130,16 +132,8 @@ class ActionRunEvent(models.Model):
     def __str__(self) -> str:
         return f"run #{self.run_id} {self.status_from}->{self.status_to}: {self.message[:60]}"
 
-    def save(self, *args, **kwargs):
-        if self.pk is not None and not kwargs.get("force_insert"):
-            raise RuntimeError("Action audit events are append-only.")
-        return super().save(*args, **kwargs)
 
-    def delete(self, *args, **kwargs):
-        raise RuntimeError("Action audit events are append-only.")
-
-
-class ConfigRevision(models.Model):
+class ConfigRevision(AppendOnlyModel):
     """A ConfigMap's data as we saw it, stored only when it changed since the last one."""
 
     namespace = models.CharField(max_length=253)
@@ -158,8 +152,3 @@ class ConfigRevision(models.Model):
 
     def __str__(self) -> str:
         return f"{self.namespace}/{self.name} r{self.pk} ({self.captured_at:%Y-%m-%d %H:%M:%S})"
-
-    def save(self, *args, **kwargs):
-        if self.pk is not None and not kwargs.get("force_insert"):
-            raise RuntimeError("Config revisions are append-only.")
-        return super().save(*args, **kwargs)
