@@ -80,3 +80,10 @@ def test_click_the_fix_approve_and_watch_the_crash_loop_end(
     )
     timeline = rita.locator("#timeline").inner_text()
     assert "Approved" in timeline or "Succeeded" in timeline
+
+    # The audit view lists the run with who asked and who approved.
+    rita.goto(f"{live.url}/runbooks/actions/")
+    row = rita.get_by_test_id("action-row").first
+    assert "set_enforce_eager" in row.inner_text()
+    assert "cara" in row.inner_text()
+    rita.screenshot(path=str(SHOTS / "actions-audit.png"), full_page=True)
