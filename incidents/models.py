@@ -157,6 +157,8 @@ class TimelineEventType(models.TextChoices):
     DIAGNOSIS_CONFIRMED = "diagnosis_confirmed", "Diagnosis confirmed"
     RUNBOOK_STEP = "runbook_step", "Runbook step done"
     ACTION = "action", "Action"
+    POSTMORTEM = "postmortem", "Postmortem"
+    ACTION_ITEM = "action_item", "Action item"
 
 
 class TimelineEvent(AppendOnlyModel):

@@ -24,6 +24,7 @@ from postmortems.models import (
     ReviewerState,
     TimelineSource,
 )
+from postmortems.services.timeline import postmortem_event
 
 DRAFT = "postmortems.draft_postmortem"
 REVIEW = "postmortems.review_postmortem"
@@ -191,6 +192,7 @@ def postmortem_request_review(*, postmortem_id: int, actor, reviewers: list[str]
     pm.status, pm.review_requested_at = S.IN_REVIEW, timezone.now()
     pm.save()
     _history(pm, actor, "status", old, pm.status)
+    postmortem_event(pm, actor, f"review requested from {', '.join(names)}")
     return pm
 
 
@@ -230,6 +232,7 @@ def postmortem_review(*, postmortem_id: int, actor, approve: bool, note: str = "
         pm.status = S.DRAFT
         pm.save()
         _history(pm, actor, "status", S.IN_REVIEW, S.DRAFT)
+    postmortem_event(pm, actor, "approved" if approve else "changes requested")
     return reviewer
 
 
@@ -265,4 +268,5 @@ def _publish(*, postmortem_id: int, actor) -> Postmortem:
     pm.status, pm.published_at, pm.published_by = S.PUBLISHED, timezone.now(), actor
     pm.save()
     _history(pm, actor, "status", S.IN_REVIEW, S.PUBLISHED)
+    postmortem_event(pm, actor, "published")
     return pm

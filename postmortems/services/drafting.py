@@ -28,6 +28,7 @@ from postmortems.models import (
     PostmortemTimelineEntry,
     TimelineSource,
 )
+from postmortems.services.timeline import postmortem_event
 from runbooks.actions.models import ActionRun
 from runbooks.catalog import load_catalog
 
@@ -35,7 +36,14 @@ log = logging.getLogger(__name__)
 DRAFT = "postmortems.draft_postmortem"
 # Event kinds the draft takes from elsewhere: alerts from the alert rows (their real
 # start/end times, grouped), actions from the run rows (one line per run).
-SKIPPED_KINDS = {TimelineEventType.ALERT_FIRED, TimelineEventType.ALERT_RESOLVED, "action"}
+SKIPPED_KINDS = {
+    TimelineEventType.ALERT_FIRED,
+    TimelineEventType.ALERT_RESOLVED,
+    TimelineEventType.ACTION,
+    # What happened after the fire is not part of the incident's own story.
+    TimelineEventType.POSTMORTEM,
+    TimelineEventType.ACTION_ITEM,
+}
 TAIL = timedelta(minutes=15)  # metric snapshots run this long past resolution
 BATCH = 2000
 
@@ -82,6 +90,7 @@ def postmortem_draft(*, incident_id: int, actor) -> Postmortem:
                 )
         except IntegrityError:  # a parallel click made it first
             return Postmortem.objects.get(incident=incident)
+        postmortem_event(pm, actor, "drafted")
     if size >= _threshold():
         from postmortems.tasks import postmortem_draft_task
 

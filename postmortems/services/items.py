@@ -28,6 +28,7 @@ from postmortems.models import (
     PostmortemStatus,
     Priority,
 )
+from postmortems.services.timeline import item_event
 
 log = logging.getLogger(__name__)
 MANAGE = "postmortems.manage_actionitem"
@@ -104,7 +105,7 @@ def action_item_create(
     values.setdefault("priority", Priority.P2)
     values.setdefault("category", ItemCategory.PROCESS)
     values.setdefault("due_date", _default_due(values["priority"]))
-    return ActionItem.objects.create(
+    item = ActionItem.objects.create(
         incident=incident,
         postmortem_id=postmortem_id,
         namespace=incident.namespace,
@@ -114,6 +115,11 @@ def action_item_create(
         created_at=timezone.now(),
         **values,
     )
+    owner = item.owner.get_username() if item.owner else "nobody"
+    item_event(
+        item, actor, f"added ({item.priority}, {item.category}, owner {owner}, due {item.due_date})"
+    )
+    return item
 
 
 def action_item_accept_suggestion(*, postmortem_id: int, actor, source: str) -> ActionItem:
@@ -150,9 +156,15 @@ def action_item_update(*, item_id: int, actor, values: dict) -> ActionItem:
     item = ActionItem.objects.select_for_update().filter(pk=item_id).first()
     if item is None:
         raise DomainError(f"Action item #{item_id} does not exist.", code="not_found")
+    changed = []
     for key, value in _clean(values).items():
-        setattr(item, key, value)
-    item.save()
+        if getattr(item, key) != value:
+            shown = value.get_username() if hasattr(value, "get_username") else value
+            changed.append(f"{key.replace('_', ' ')} → {shown or '—'}")
+            setattr(item, key, value)
+    if changed:
+        item.save()
+        item_event(item, actor, "; ".join(changed)[:500])
     return item
 
 
@@ -167,10 +179,14 @@ def action_item_set_status(*, item_id: int, actor, status: str, reason: str = ""
     reason = (reason or "").strip()
     if status == ItemStatus.WONT_DO and not reason:
         raise DomainError("reason: say why this will not be done.", code="invalid_params")
+    old = item.get_status_display()
     item.status = status
     item.wont_do_reason = reason if status == ItemStatus.WONT_DO else ""
     item.closed_at = timezone.now() if status in (ItemStatus.DONE, ItemStatus.WONT_DO) else None
     item.save()
+    if item.get_status_display() != old:
+        why = f" ({reason[:200]})" if reason else ""
+        item_event(item, actor, f"{old} → {item.get_status_display()}{why}")
     return item
 
 

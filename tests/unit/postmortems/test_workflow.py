@@ -12,6 +12,7 @@ from django.core.exceptions import PermissionDenied
 
 from console import roles
 from console.errors import DomainError
+from incidents.models import TimelineEvent
 from postmortems import services
 from postmortems.models import ActionItem, Notification, PostmortemEdit
 from tests.factories import IncidentFactory
@@ -111,6 +112,21 @@ def test_review_and_publish(pm, people):
         changes={"summary": "fixed typo"},
     )
     assert PostmortemEdit.objects.filter(postmortem=pm, field="status").count() >= 3
+    # The incident's own timeline tells the after-story too.
+    said = list(
+        TimelineEvent.objects.filter(incident=pm.incident, kind="postmortem")
+        .order_by("id")
+        .values_list("message", flat=True)
+    )
+    assert [m.split(": ", 1)[1] for m in said] == [
+        "drafted",
+        "review requested from cara, cole",
+        "approved",
+        "changes requested",
+        "review requested from cole",
+        "approved",
+        "published",
+    ]
 
 
 def test_suggestions_become_items_once_with_default_due_dates(pm, people):
@@ -133,6 +149,16 @@ def test_suggestions_become_items_once_with_default_due_dates(pm, people):
     assert item.closed_at is not None
     with pytest.raises(PermissionDenied):
         services.action_item_update(item_id=first.pk, actor=people["vic"], values={"title": "x"})
+    said = list(
+        TimelineEvent.objects.filter(incident=pm.incident, kind="action_item")
+        .order_by("id")
+        .values_list("message", flat=True)
+    )
+    assert len(said) == 2
+    assert said[0].endswith(
+        f"added ({first.priority}, {first.category}, owner nobody, due {first.due_date})"
+    )
+    assert said[1].endswith("Open → Done")
     with pytest.raises(DomainError, match="owner: no active user"):
         services.action_item_update(
             item_id=first.pk, actor=people["rita"], values={"owner": "nobody"}
