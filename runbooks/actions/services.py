@@ -13,6 +13,7 @@ from django.utils import timezone
 
 from console.errors import DomainError
 from incidents.models import Incident, IncidentStatus
+from incidents.services import incident_acknowledge
 from runbooks.actions import policy
 from runbooks.actions.audit import run_record
 from runbooks.actions.kinds import (
@@ -29,6 +30,7 @@ from runbooks.actions.kinds import (
 from runbooks.actions.models import ACTIVE_STATUSES, ActionRun, ActionRunStatus
 from runbooks.actions.revisions import CONFIGMAP_KINDS, config_seen, revision_lookup
 
+ACKNOWLEDGE = "incidents.acknowledge_incident"
 KEY_RE = re.compile(r"[A-Za-z0-9_.:-]{8,100}")
 NOTE_MAX = 500
 
@@ -244,6 +246,10 @@ def action_run_request(
             run_record(run, message=message, actor=actor, payload={"params": run.params})
             if not preview.requires_approval:
                 _enqueue_on_commit(run)
+            if incident.status == IncidentStatus.TRIGGERED and actor.has_perm(ACKNOWLEDGE):
+                # Reaching for a fix is engaging with the incident: it counts as the
+                # acknowledgement (so MTTA measures the first human response).
+                incident_acknowledge(incident_id=incident.pk, actor=actor)
             run.just_created = True  # the API answers 201 rather than 200 (a repeat)
     except IntegrityError:
         # Lost a race: the same key from a parallel click, or another run took the target.

@@ -54,7 +54,11 @@ def test_a_request_on_a_sev3_incident_is_queued_at_once(people, django_capture_o
     assert run.target == "leaderworkerset/llm-serving/vllm-chat"
     assert len(callbacks) == 1  # enqueued when the transaction commits, not before
     assert "not configured" in run.preview["error"]
+    incident.refresh_from_db()
+    assert incident.status == "acknowledged"  # reaching for a fix acknowledges
+    assert incident.acknowledged_at is not None
     (event,) = TimelineEvent.objects.filter(incident=incident, kind=TimelineEventType.ACTION)
+    assert TimelineEvent.objects.filter(incident=incident, kind="status_changed").exists()
     assert event.actor == people["responder"]
     assert "Requested" in event.message
     assert ActionRunEvent.objects.filter(run=run).count() == 1
