@@ -20,6 +20,7 @@ from django.utils import timezone
 
 from console.errors import DomainError
 from incidents.models import Alert, Incident, IncidentStatus, TimelineEvent, TimelineEventType
+from postmortems.export import duration
 from postmortems.models import (
     DraftState,
     MetricSnapshot,
@@ -30,7 +31,7 @@ from postmortems.models import (
 )
 from postmortems.services.timeline import postmortem_event
 from runbooks.actions.models import ActionRun
-from runbooks.catalog import load_catalog
+from runbooks.triage import incident_runbook
 
 log = logging.getLogger(__name__)
 DRAFT = "postmortems.draft_postmortem"
@@ -179,16 +180,6 @@ def impact_data(incident: Incident) -> dict:
     }
 
 
-def _duration_words(seconds: int | None) -> str:
-    if seconds is None:
-        return "not reached"
-    hours, rest = divmod(seconds, 3600)
-    minutes, secs = divmod(rest, 60)
-    if hours:
-        return f"{hours} h {minutes} min"
-    return f"{minutes} min {secs} s" if minutes else f"{secs} s"
-
-
 def _fill(pm: Postmortem, incident: Incident) -> None:
     data = impact_data(incident)
     pm.impact_data = data
@@ -200,26 +191,17 @@ def _fill(pm: Postmortem, incident: Incident) -> None:
     )
     pm.summary = pm.summary or (
         f"{incident.severity} incident: {incident.title}. Detected after "
-        f"{_duration_words(d['detect'])}, mitigated after {_duration_words(d['mitigate'])}."
+        f"{duration(d['detect'])}, mitigated after {duration(d['mitigate'])}."
     )
+    # The durations and times are tables of their own (page, print, export); the text
+    # starts with what they do not say.
     pm.impact = pm.impact or (
-        f"- Time to detect: {_duration_words(d['detect'])}\n"
-        f"- Time to acknowledge: {_duration_words(d['acknowledge'])}\n"
-        f"- Time to mitigate: {_duration_words(d['mitigate'])}\n"
-        f"- Time to resolve: {_duration_words(d['resolve'])}\n"
         f"- Alerts: {a['total']} ({', '.join(f'{n} {k}' for k, n in a['by_name'].items())})\n"
-        f"- Affected: {affected or 'no namespace, LWS, node or pod labels on the alerts'}"
+        f"- Affected: {affected or 'no namespace, LWS, node or pod labels on the alerts'}\n"
+        "- Users: _say who noticed what (errors, latency, wrong answers) and for how long._"
     )
-    runbook = load_catalog().get(incident.runbook) if incident.runbook else None
-    if runbook is None:
-        slugs = {
-            (lb or {}).get("runbook")
-            for lb in incident.alerts.values_list("labels", flat=True)[:50]
-        }
-        slugs.discard(None)
-        runbook = next(
-            (load_catalog().get(s) for s in sorted(slugs) if load_catalog().get(s)), None
-        )
+    # The same matching as the incident page: its runbook, else its alerts' labels/names.
+    runbook = incident_runbook(incident, list(incident.alerts.order_by("-starts_at")[:50]))
     if runbook is not None:
         pm.runbook, pm.category = runbook.slug, runbook.category
         pm.root_cause = pm.root_cause or (

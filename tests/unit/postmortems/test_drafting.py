@@ -80,7 +80,8 @@ def test_draft_has_the_timeline_durations_and_suggestions(incident, people, sett
     assert pm.impact_data["alerts"] == {"total": 2, "by_name": {"VLLMHighTTFT": 2}}
     assert pm.impact_data["affected"]["pod"] == ["vllm-chat-0", "vllm-chat-1"]
     assert pm.impact_data["affected"]["node"] == ["gpu-node-1"]
-    assert "Time to mitigate: 10 min 0 s" in pm.impact
+    assert "mitigated after 10m 00s" in pm.summary
+    assert "- Alerts: 2 (2 VLLMHighTTFT)" in pm.impact
     assert pm.runbook == "ttft-spike"
     assert pm.category
     assert "confirm or replace it" in pm.root_cause
