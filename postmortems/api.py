@@ -148,13 +148,9 @@ class ActionItemListApi(IncidentApi):
             return Response({"detail": "incident and title are required."}, status=400)
         item = services.action_item_create(
             incident_id=data["incident"], actor=request.user, values=_item_values(data),
-            postmortem_id=data.get("postmortem"),
+            postmortem_id=data.get("postmortem"), status=data.get("status"),
+            reason=data.get("wont_do_reason", ""),
         )  # fmt: skip
-        if "status" in data and data["status"] != item.status:
-            item = services.action_item_set_status(
-                item_id=item.pk, actor=request.user, status=data["status"],
-                reason=data.get("wont_do_reason", ""),
-            )  # fmt: skip
         return Response(ActionItemSerializer(item).data, status=status.HTTP_201_CREATED)
 
 
@@ -190,14 +186,10 @@ class ActionItemDetailApi(IncidentApi):
         body = ActionItemWriteSerializer(data=request.data, partial=True)
         body.is_valid(raise_exception=True)
         data = body.validated_data
-        values = _item_values(data)
-        if values:
-            services.action_item_update(item_id=pk, actor=request.user, values=values)
-        if "status" in data:
-            services.action_item_set_status(
-                item_id=pk, actor=request.user, status=data["status"],
-                reason=data.get("wont_do_reason", ""),
-            )  # fmt: skip
+        services.action_item_save(
+            item_id=pk, actor=request.user, values=_item_values(data),
+            status=data.get("status"), reason=data.get("wont_do_reason", ""),
+        )  # fmt: skip
         return Response(ActionItemSerializer(self._item(pk)).data)
 
     @extend_schema(operation_id="action_items_delete", summary="Delete an action item (admin)",

@@ -93,7 +93,14 @@ def _default_due(priority: str) -> date:
 
 @transaction.atomic
 def action_item_create(
-    *, incident_id: int, actor, values: dict, postmortem_id: int | None = None, source: str = ""
+    *,
+    incident_id: int,
+    actor,
+    values: dict,
+    postmortem_id: int | None = None,
+    source: str = "",
+    status: str | None = None,
+    reason: str = "",
 ) -> ActionItem:
     _require(actor)
     incident = Incident.objects.filter(pk=incident_id).first()
@@ -119,6 +126,8 @@ def action_item_create(
     item_event(
         item, actor, f"added ({item.priority}, {item.category}, owner {owner}, due {item.due_date})"
     )
+    if status is not None and status != item.status:  # same transaction: all or nothing
+        item = action_item_set_status(item_id=item.pk, actor=actor, status=status, reason=reason)
     return item
 
 
@@ -165,6 +174,18 @@ def action_item_update(*, item_id: int, actor, values: dict) -> ActionItem:
     if changed:
         item.save()
         item_event(item, actor, "; ".join(changed)[:500])
+    return item
+
+
+@transaction.atomic
+def action_item_save(
+    *, item_id: int, actor, values: dict, status: str | None = None, reason: str = ""
+) -> ActionItem:
+    """Fields and status in one save (the inline row, API PATCH): a refused status (won't
+    do without a reason) leaves the fields as they were too."""
+    item = action_item_update(item_id=item_id, actor=actor, values=values)
+    if status is not None and (status != item.status or status == ItemStatus.WONT_DO):
+        item = action_item_set_status(item_id=item_id, actor=actor, status=status, reason=reason)
     return item
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
-from django.db import transaction
 from django.http import Http404
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -87,9 +86,7 @@ def _row(request, item_id: int, *, show_incident: bool):
 @require_POST
 @console_view()
 def item_save(request, item_id: int):
-    """The inline row form: fields and status in one save. Both service calls run in one
-    transaction so a refused status (won't do without a reason) leaves the fields as
-    they were too."""
+    """The inline row form: fields and status in one save (all or nothing)."""
     item = ActionItem.objects.filter(pk=item_id).only("id", "postmortem_id", "status").first()
     if item is None:
         raise Http404(f"Action item #{item_id} does not exist.")
@@ -100,17 +97,14 @@ def item_save(request, item_id: int):
         else _doc(item.postmortem_id, f"item-{item.pk}")
     )
     values = {k: request.POST[k] for k in ITEM_FIELDS if k in request.POST}
-    status = request.POST.get("status", item.status)
     try:
-        with transaction.atomic():
-            services.action_item_update(item_id=item.pk, actor=request.user, values=values)
-            if status != item.status or status == ItemStatus.WONT_DO:
-                services.action_item_set_status(
-                    item_id=item.pk,
-                    actor=request.user,
-                    status=status,
-                    reason=request.POST.get("reason", ""),
-                )
+        services.action_item_save(
+            item_id=item.pk,
+            actor=request.user,
+            values=values,
+            status=request.POST.get("status") or None,
+            reason=request.POST.get("reason", ""),
+        )
     except (PermissionDenied, DomainError) as exc:
         return refused(request, exc, back=back)
     if request.htmx:

@@ -75,7 +75,9 @@ def test_action_items_crud_filters_and_roles(api_as, make_user):
     bad = rita.post("/api/v1/action-items/", {**body, "category": "vibes"}, format="json")
     assert bad.status_code == 400
     url = f"/api/v1/action-items/{item['id']}/"
-    assert rita.patch(url, {"status": "wont_do"}, format="json").status_code == 400
+    refused = rita.patch(url, {"title": "Renamed", "status": "wont_do"}, format="json")
+    assert refused.status_code == 400
+    assert vic.get(url).json()["title"] == "Alert on NVLink CRC"  # all or nothing
     ok = rita.patch(
         url, {"status": "wont_do", "wont_do_reason": "covered by DCGM defaults"}, format="json"
     )
