@@ -111,6 +111,12 @@ class ActionRun(models.Model):
     def is_active(self) -> bool:
         return self.status in ACTIVE_STATUSES
 
+    def blocking_undo(self) -> ActionRun | None:
+        """An undo of this run that is under way or done (a failed, cancelled or rejected
+        one does not count). Reads `undos.all()`, so a prefetch serves it."""
+        ended = (ActionRunStatus.FAILED, ActionRunStatus.CANCELLED, ActionRunStatus.REJECTED)
+        return next((u for u in self.undos.all() if u.status not in ended), None)
+
 
 class ActionRunEvent(AppendOnlyModel):
     """Audit: every state change of a run, who did it and what was known. Append-only."""

@@ -373,9 +373,7 @@ def action_run_undo(*, run_id: int, actor, idempotency_key: str) -> ActionRun:
     existing = ActionRun.objects.filter(requested_by=actor, idempotency_key=idempotency_key).first()
     if existing is not None and existing.undo_of_id == run.pk:
         return existing
-    done = run.undos.exclude(
-        status__in=(ActionRunStatus.FAILED, ActionRunStatus.CANCELLED, ActionRunStatus.REJECTED)
-    ).first()
+    done = run.blocking_undo()
     if done is not None:
         raise DomainError(
             f"Run #{run.pk} is already being undone or was undone by run #{done.pk}.",

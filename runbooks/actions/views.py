@@ -22,6 +22,7 @@ from incidents.models import Incident
 from incidents.views import CHANGED_EVENT, _flash, _forbidden, console_view
 from runbooks.actions import access, policy, selectors, services
 from runbooks.actions.forms import coerce_params, recommended_action
+from runbooks.actions.kinds import kind_for
 from runbooks.actions.models import ActionRunStatus
 from runbooks.actions.serializers import KIND_CHOICES
 
@@ -45,7 +46,6 @@ def _run(run_id: int):
 
 def _card_context(request, run) -> dict:
     can_decide, decide_why = policy.can_decide(request.user, run)
-    undone = any(u.status not in ("failed", "cancelled", "rejected") for u in run.undos.all())
     return {
         "run": run,
         "poll_seconds": POLL_SECONDS,
@@ -56,8 +56,8 @@ def _card_context(request, run) -> dict:
         "can_undo": request.user.has_perm(policy.REQUEST)
         and run.status == ActionRunStatus.SUCCEEDED
         and bool(run.before)
-        and run.kind != "restart_lws_group"
-        and not undone,
+        and kind_for(run.kind).undoable
+        and run.blocking_undo() is None,
         "undo_key": uuid.uuid4().hex,
     }
 
