@@ -79,18 +79,14 @@ def incident_event_add(
     """Append one event of a known kind, if the actor holds `perm` (`what` words the
     refusal: "Your role does not allow you to <what>.")."""
     _require(actor, perm, what)
-    if kind not in TimelineEventType.values:
-        raise DomainError(f"{kind!r} is not a timeline event kind.", code="invalid")
-    message = _clean_text(message, limit=MESSAGE_MAX_CHARS, what="message", required=True)
-    incident = _locked(incident_id)
-    return TimelineEvent.objects.create(
-        incident=incident,
+    _locked(incident_id)  # 404 for a missing incident; events of one incident in order
+    return incident_event_record(
+        incident_id=incident_id,
         kind=kind,
-        occurred_at=timezone.now(),
+        message=message,
+        payload=payload,
         actor=actor,
         source="console",
-        message=message,
-        payload=dict(payload or {}),
     )
 
 
