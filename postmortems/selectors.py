@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.db.models import Prefetch, QuerySet
 
 from postmortems.models import (
+    OPEN_ITEM_STATUSES,
     ActionItem,
     Notification,
     Postmortem,
@@ -57,8 +58,8 @@ def action_item_list(
     today=None,
 ) -> QuerySet[ActionItem]:
     items = ActionItem.objects.select_related("owner", "incident", "postmortem")
-    if status == "open":
-        items = items.filter(status__in=("open", "in_progress"))
+    if status == "open":  # what is still to do
+        items = items.filter(status__in=OPEN_ITEM_STATUSES)
     elif status:
         items = items.filter(status=status)
     if owner:
@@ -68,7 +69,7 @@ def action_item_list(
     if incident:
         items = items.filter(incident_id=incident)
     if overdue and today is not None:
-        items = items.filter(status__in=("open", "in_progress"), due_date__lt=today)
+        items = items.filter(status__in=OPEN_ITEM_STATUSES, due_date__lt=today)
     return items.order_by("due_date", "id")
 
 

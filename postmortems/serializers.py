@@ -3,6 +3,7 @@
 from rest_framework import serializers
 
 from postmortems.models import (
+    OPEN_ITEM_STATUSES,
     ActionItem,
     ItemCategory,
     ItemStatus,
@@ -54,7 +55,7 @@ class ActionItemSerializer(serializers.ModelSerializer):
     def get_overdue(self, item) -> bool:
         from django.utils import timezone
 
-        return item.status in ("open", "in_progress") and item.due_date < timezone.localdate()
+        return item.status in OPEN_ITEM_STATUSES and item.due_date < timezone.localdate()
 
 
 class PostmortemSerializer(serializers.ModelSerializer):
