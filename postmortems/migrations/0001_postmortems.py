@@ -9,7 +9,7 @@ class Migration(migrations.Migration):
     initial = True
 
     dependencies = [
-        ("incidents", "0003_action_timeline_kind"),
+        ("incidents", "0003_timeline_kinds_actions_postmortems"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
