@@ -28,6 +28,10 @@ from kubernetes import client, config
 from kubernetes.client.rest import ApiException
 
 REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO))  # run as a script: make tests.helpers importable
+
+from tests.helpers import free_port, wait_for  # noqa: E402
+
 BIN = REPO / ".venv" / "bin"
 RUNS = int(os.environ.get("BENCH_ACTION_RUNS", "50"))
 PG = (os.environ.get("BENCH_PG_HOST", "127.0.0.1"), int(os.environ.get("BENCH_PG_PORT", "5432")))
@@ -37,25 +41,8 @@ TOKEN = "bench-actions-token"
 NS, LWS = "llm-serving", "vllm-chat"
 
 
-def free_port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def wait(check, what: str, timeout: float = 60.0):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            result = check()
-            if result:
-                return result
-        except Exception:  # noqa: S110 (not up yet: try again)
-            pass
-        time.sleep(0.05)
-    raise SystemExit(f"bench: timed out waiting for {what}")
+    return wait_for(check, timeout=timeout, what=what, every=0.05)
 
 
 def pct(values: list[float], q: float) -> float:
