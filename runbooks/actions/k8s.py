@@ -25,6 +25,7 @@ from runbooks.actions.kinds.base import (
     Conflict,
     Forbidden,
     Invalid,
+    NotConfigured,
     TargetNotFound,
     Transient,
     setting,
@@ -245,7 +246,7 @@ def kube_api(kubeconfig: str | os.PathLike | None = None) -> KubeApi:
         try:
             version = (file.stat().st_mtime_ns, os.getpid())
         except OSError:
-            raise ActionError(
+            raise NotConfigured(
                 f"Kubernetes is not configured: KUBECONFIG={file} does not exist "
                 "(start the simulator, or point KUBECONFIG at your cluster's kubeconfig)"
             ) from None
@@ -259,7 +260,7 @@ def kube_api(kubeconfig: str | os.PathLike | None = None) -> KubeApi:
         def load(cfg):
             config.load_incluster_config(client_configuration=cfg)
     else:
-        raise ActionError(
+        raise NotConfigured(
             "Kubernetes is not configured: set KUBECONFIG to a kubeconfig file, or run the "
             "worker inside the cluster with its ServiceAccount (deploy/k8s/rbac.yaml)"
         )

@@ -21,6 +21,7 @@ from runbooks.actions.kinds import (
     ActionError,
     Conflict,
     Context,
+    NotConfigured,
     ParamError,
     Snapshot,
     TargetNotFound,
@@ -134,11 +135,10 @@ def action_run_preview(
         current, plan, dry_run = _plan_now(action, clean, incident)
     except Transient as exc:
         error = f"Kubernetes did not answer ({exc.message}); the worker will retry."
+    except NotConfigured as exc:
+        error = exc.message
     except ActionError as exc:
-        if "not configured" in exc.message.lower():
-            error = exc.message
-        else:
-            raise _domain(exc) from exc
+        raise _domain(exc) from exc
     return Preview(
         kind=action.name,
         params=clean,

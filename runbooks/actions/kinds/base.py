@@ -27,6 +27,10 @@ class ActionError(Exception):
         self.message = message
 
 
+class NotConfigured(ActionError):
+    """No kubeconfig and not in a cluster: nothing to talk to (yet)."""
+
+
 class ParamError(ActionError):
     """A bad parameter; `field` names it (the API answers 400)."""
 
