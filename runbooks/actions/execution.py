@@ -177,7 +177,7 @@ def _apply(run: ActionRun, action, api) -> None:
             _finish(run, action, api, previous[1], current, note=" (the earlier write landed)")
             return
         if action.name in CONFIGMAP_KINDS:
-            config_seen(api, run.params, reason=f"before run #{run.pk}", run=run)
+            config_seen(api, run.params, reason=f"before run #{run.pk}", run=run, snap=current)
         plan = action.plan(current, run.params, ctx)
         run.before, run.plan, run.phase = current.as_dict(), plan.as_dict(), "applying"
         _save(run, f"Applying: {plan.summary}", fields=("before", "plan", "phase"))
@@ -219,7 +219,7 @@ def _finish(run, action, api, plan: Plan, after: Snapshot, note: str = "") -> No
             _fail(run, "verify", f"read-back check failed: {detail}")
         return
     if action.name in CONFIGMAP_KINDS:
-        config_seen(api, run.params, reason=f"after run #{run.pk}", run=run)
+        config_seen(api, run.params, reason=f"after run #{run.pk}", run=run, snap=after)
     _succeed_locked(run, after, detail, note)
 
 

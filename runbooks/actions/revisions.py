@@ -53,11 +53,13 @@ def configmap_snapshot(api, namespace: str, name: str):
     return kind.read(api, params)
 
 
-def config_seen(api, params: dict, *, reason: str, run=None) -> ConfigRevision | None:
+def config_seen(api, params: dict, *, reason: str, run=None, snap=None) -> ConfigRevision | None:
     """Store the ConfigMap a run is about to change, as it is now (before planning, so a
-    rollback's "before_incident" compares against the real current config)."""
+    rollback's "before_incident" compares against the real current config). `snap` is a
+    read already made of the whole data (the rollback kind's own), saving a second one."""
     namespace, name = params["namespace"], params["configmap"]
-    snap = configmap_snapshot(api, namespace, name)
+    if snap is None or "data" not in snap.state:
+        snap = configmap_snapshot(api, namespace, name)
     return config_revision_store(
         namespace=namespace,
         name=name,

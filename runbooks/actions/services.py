@@ -101,7 +101,7 @@ def _plan_now(action, clean: dict, incident: Incident) -> tuple[dict, dict, str]
     for attempt in range(3):
         snap = action.read(api, clean)
         if action.name in CONFIGMAP_KINDS:
-            config_seen(api, clean, reason=f"seen at preview of {action.name}")
+            config_seen(api, clean, reason=f"seen at preview of {action.name}", snap=snap)
         planned = action.plan(snap, clean, _context(incident))
         try:
             dry_run = action.dry_run(api, clean, snap, planned)
