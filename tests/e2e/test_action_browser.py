@@ -87,3 +87,8 @@ def test_click_the_fix_approve_and_watch_the_crash_loop_end(
     assert "set_enforce_eager" in row.inner_text()
     assert "cara" in row.inner_text()
     rita.screenshot(path=str(SHOTS / "actions-audit.png"), full_page=True)
+    row.locator("a").first.click()  # the run number, whatever it is
+    audit = rita.get_by_test_id("audit")
+    assert "Approved" in audit.inner_text()
+    assert "resourceVersion" in rita.locator("body").inner_text()  # before/after states
+    rita.screenshot(path=str(SHOTS / "action-run.png"), full_page=True)

@@ -127,3 +127,12 @@ def test_resolve_draft_accept_review_publish_and_report(live, browser, make_user
         "unassigned": ["0", "0", "0", "0", "1", "0", "1", "0", "0"],
     }
     page.screenshot(path=str(SHOTS / "postmortem-reports.png"), full_page=True)
+
+    # The items page lists both open items; the list shows the published postmortem.
+    page.goto(f"{live.url}/postmortems/items/?status=open")
+    for item in ActionItem.objects.filter(postmortem=pm):
+        expect(page.get_by_text(item.title).first).to_be_visible()
+    page.screenshot(path=str(SHOTS / "postmortem-items.png"), full_page=True)
+    page.goto(f"{live.url}/postmortems/")
+    expect(page.get_by_text(pm.title).first).to_be_visible()
+    page.screenshot(path=str(SHOTS / "postmortem-list.png"), full_page=True)
