@@ -183,6 +183,10 @@ else:
         "socket_timeout": 5,
         "socket_connect_timeout": 5,
     }
+    # A key prefix lets several consoles (or concurrent test runs) share one Redis
+    # database without reading each other's queues.
+    if prefix := env.str("CELERY_BROKER_KEY_PREFIX", default=""):
+        CELERY_BROKER_TRANSPORT_OPTIONS["global_keyprefix"] = prefix
 CELERY_BROKER_CONNECTION_TIMEOUT = 5
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TASK_SERIALIZER = "json"

@@ -25,13 +25,18 @@ if "DATABASE_URL" not in os.environ:
     elif os.environ.get("REQUIRE_SERVICES") == "1":
         raise RuntimeError("REQUIRE_SERVICES=1 but PostgreSQL is not reachable on 127.0.0.1:5432")
 os.environ.setdefault("SECRET_KEY", "test-secret-key-not-for-production")
+# Every run owns its PostgreSQL test database and its Redis keys, so two checkouts (or two
+# people) can run the suite on one machine at once without touching each other's data.
+TEST_RUN_ID = os.environ.setdefault("TEST_RUN_ID", str(os.getpid()))
+os.environ.setdefault("CELERY_BROKER_KEY_PREFIX", f"test-{TEST_RUN_ID}:")
+os.environ.setdefault("TEST_DB_NAME", f"test_console_{TEST_RUN_ID}")
 os.environ.setdefault("ALERTMANAGER_TOKEN", "test-alertmanager-token")
 
 from console.settings import *  # noqa: E402,F403
 from console.settings import VAR_DIR  # noqa: E402
 
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]  # speed only
-# Real Redis when it runs (db 15, flushed by the tests that use it), else in-memory.
+# Real Redis when it runs (db 15, keys under this run's own prefix), else in-memory.
 if "TEST_CELERY_BROKER_URL" in os.environ:
     CELERY_BROKER_URL = os.environ["TEST_CELERY_BROKER_URL"]
 elif _reachable("127.0.0.1", 6379):
@@ -40,7 +45,11 @@ elif os.environ.get("REQUIRE_SERVICES") == "1":
     raise RuntimeError("REQUIRE_SERVICES=1 but Redis is not reachable on 127.0.0.1:6379")
 else:
     CELERY_BROKER_URL = "memory://"
-CELERY_BROKER_TRANSPORT_OPTIONS = {}
+CELERY_BROKER_TRANSPORT_OPTIONS = (
+    {"global_keyprefix": os.environ["CELERY_BROKER_KEY_PREFIX"]}
+    if CELERY_BROKER_URL.startswith("redis")
+    else {}
+)
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
@@ -48,6 +57,5 @@ STORAGES = {
 TEST_VAR_DIR = VAR_DIR / "test"
 STATIC_ROOT = TEST_VAR_DIR / "staticfiles"
 STATIC_ROOT.mkdir(parents=True, exist_ok=True)
-# Lets several people (or checkouts) run the suite at once on one PostgreSQL server.
-if os.environ.get("TEST_DB_NAME"):
+if DATABASES["default"]["ENGINE"].endswith("postgresql"):  # noqa: F405
     DATABASES["default"]["TEST"] = {"NAME": os.environ["TEST_DB_NAME"]}  # noqa: F405

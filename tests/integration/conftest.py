@@ -16,6 +16,7 @@ from tests.helpers import port_open, wait_for
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
 REDIS_URL = "redis://127.0.0.1:6379/15"
+KEY_PREFIX = os.environ["CELERY_BROKER_KEY_PREFIX"]  # set per run by console.settings_test
 
 
 def database_url() -> str:
@@ -36,10 +37,16 @@ def redis_broker():
     import redis
 
     client = redis.Redis.from_url(REDIS_URL, socket_timeout=2)
-    client.flushdb()  # db 15 is the tests' own; stale messages would confuse them
     assert settings.CELERY_BROKER_URL == REDIS_URL
+    _forget_own_keys(client)  # stale messages of this run would confuse the next test
     yield client
-    client.flushdb()
+    _forget_own_keys(client)
+
+
+def _forget_own_keys(client) -> None:
+    """Delete this run's keys only: db 15 may hold another concurrent run's queues."""
+    for key in client.scan_iter(match=KEY_PREFIX + "*", count=500):
+        client.delete(key)
 
 
 @pytest.fixture
@@ -55,6 +62,7 @@ def start_worker(require_postgres, redis_broker, tmp_path):
             "DJANGO_SETTINGS_MODULE": "console.settings",
             "DATABASE_URL": database_url(),
             "CELERY_BROKER_URL": REDIS_URL,
+            "CELERY_BROKER_KEY_PREFIX": KEY_PREFIX,
             "SECRET_KEY": "integration-test",
             "ALERTMANAGER_TOKEN": "test-alertmanager-token",
             "VAR_DIR": str(tmp_path),
