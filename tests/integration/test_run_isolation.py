@@ -16,7 +16,7 @@ pytestmark = pytest.mark.integration
 def test_this_run_has_its_own_database_and_broker_prefix(require_postgres):
     run_id = os.environ["TEST_RUN_ID"]
     assert connection.settings_dict["NAME"] == f"test_console_{run_id}"
-    assert KEY_PREFIX == f"test-{run_id}:"
+    assert f"test-{run_id}:" == KEY_PREFIX
     assert settings.CELERY_BROKER_TRANSPORT_OPTIONS["global_keyprefix"] == KEY_PREFIX
 
 
