@@ -36,7 +36,9 @@ BIN = REPO / ".venv" / "bin"
 RUNS = int(os.environ.get("BENCH_ACTION_RUNS", "50"))
 PG = (os.environ.get("BENCH_PG_HOST", "127.0.0.1"), int(os.environ.get("BENCH_PG_PORT", "5432")))
 REDIS_URL = os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/14")
-DB = "bench_actions"
+# Own database and Redis keys per run: nothing another run (or the suite) uses is touched.
+DB = f"bench_actions_{os.getpid()}"
+KEY_PREFIX = f"bench-actions-{os.getpid()}:"
 TOKEN = "bench-actions-token"
 NS, LWS = "llm-serving", "vllm-chat"
 
@@ -62,6 +64,7 @@ class Stack:
             "DJANGO_SETTINGS_MODULE": "console.settings",
             "DATABASE_URL": f"postgres://postgres@{PG[0]}:{PG[1]}/{DB}",
             "CELERY_BROKER_URL": REDIS_URL,
+            "CELERY_BROKER_KEY_PREFIX": KEY_PREFIX,
             "SECRET_KEY": "bench",
             "ALERTMANAGER_TOKEN": TOKEN,
             "VAR_DIR": str(tmp),
@@ -89,7 +92,9 @@ class Stack:
             c.execute(f"CREATE DATABASE {DB}")
         import redis
 
-        redis.Redis.from_url(REDIS_URL).flushdb()
+        client = redis.Redis.from_url(REDIS_URL)
+        for key in client.scan_iter(match=KEY_PREFIX + "*"):
+            client.delete(key)
         self.manage("migrate", "--verbosity", "0")
         self.start("simulator", [str(BIN / "python"), "-m", "simulator", "serve", "--port",
                                  str(self.sim_port), "--kubeconfig", str(self.kubeconfig),
@@ -111,6 +116,13 @@ class Stack:
                 p.wait(timeout=20)
             except subprocess.TimeoutExpired:
                 p.kill()
+        with psycopg.connect(host=PG[0], port=PG[1], user="postgres", autocommit=True) as c:
+            c.execute(f"DROP DATABASE IF EXISTS {DB} WITH (FORCE)")
+        import redis
+
+        client = redis.Redis.from_url(REDIS_URL)
+        for key in client.scan_iter(match=KEY_PREFIX + "*"):
+            client.delete(key)
 
     def writes_since(self, start: float) -> list[dict]:
         # The history is bounded, so look for writes by time, not by position.
