@@ -5,10 +5,17 @@ Tolerant of every shape Alertmanager has sent: before v0.19 alerts had no `finge
 `truncatedAlerts`, and newer releases add keys (`notification_reason`, `routeLabels`)
 that we keep in the raw body but otherwise ignore. Anything we cannot use raises
 PayloadError naming the field, e.g. `alerts[3].startsAt`.
+
+Hostile bodies are refused here too, never left to fail later as a 5xx that
+Alertmanager would retry forever: bytes that are not UTF-8, NUL characters and lone
+surrogates (PostgreSQL cannot store either), NaN/Infinity (not JSON), numbers beyond
+Python's 4300-digit limit, nesting deeper than the parser's stack, and timestamps
+outside 1970..9998 (a page showing year 1 or 9999 in a zone off UTC would overflow).
 """
 
 import json
 import re
+import sys
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
@@ -17,6 +24,13 @@ _FRACTION = re.compile(r"\.(\d+)")
 _HEX = re.compile(r"^[0-9a-fA-F]{1,64}$")
 # Go's zero time: Alertmanager's endsAt for a firing alert with no known end.
 _GO_ZERO_YEAR = 1
+EARLIEST = datetime(1970, 1, 1, tzinfo=UTC)
+LATEST = datetime(9998, 12, 31, 23, 59, 59, 999999, tzinfo=UTC)
+MAX_INT_DIGITS = sys.get_int_max_str_digits() or 4300
+# Only a body with one of these escapes can hold a NUL or a surrogate once parsed
+# (raw control characters and non-UTF-8 bytes are refused before parsing).
+_RISKY_ESCAPE = re.compile(r"\\u(?:0000|[dD][89a-fA-F])")
+_UNSTORABLE = re.compile(r"[\x00\ud800-\udfff]")
 
 
 class PayloadError(ValueError):
@@ -83,7 +97,9 @@ def labels_fingerprint(labels: dict[str, str]) -> str:
 
 
 # --- field parsers ----------------------------------------------------------------------
-def parse_rfc3339(value: object, path: str) -> datetime:
+def parse_rfc3339(value: object, path: str, *, zero_ok: bool = False) -> datetime | None:
+    """A timestamp in the supported range, as UTC; with zero_ok, Go's zero time (year 1,
+    any zone) is None."""
     if not isinstance(value, str) or not value:
         raise PayloadError(path, f"expected an RFC 3339 timestamp string, got {value!r:.80}")
     text = value.strip()
@@ -97,7 +113,19 @@ def parse_rfc3339(value: object, path: str) -> datetime:
         raise PayloadError(path, f"not an RFC 3339 timestamp: {value!r:.80}") from None
     if parsed.tzinfo is None:
         raise PayloadError(path, f"timestamp has no time zone: {value!r:.80}")
-    return parsed.astimezone(UTC)
+    if parsed.year == _GO_ZERO_YEAR and zero_ok:
+        return None  # Go's zero time, written in whatever zone
+    try:
+        utc = parsed.astimezone(UTC)
+    except OverflowError:  # year 1 or 9999 shifted past the end of the calendar
+        utc = None
+    if utc is None or not EARLIEST <= utc <= LATEST:
+        raise PayloadError(
+            path,
+            f"{value!r:.80} is outside the supported range "
+            f"{EARLIEST:%Y-%m-%d} to {LATEST:%Y-%m-%d} (UTC)",
+        )
+    return utc
 
 
 def _string_map(value: object, path: str, *, required: bool) -> dict[str, str]:
@@ -146,9 +174,7 @@ def _parse_alert(raw: object, i: int) -> ParsedAlert:
     starts_at = parse_rfc3339(raw.get("startsAt"), f"{path}.startsAt")
     ends_at = None
     if raw.get("endsAt") not in (None, ""):
-        ends_at = parse_rfc3339(raw["endsAt"], f"{path}.endsAt")
-        if ends_at.year == _GO_ZERO_YEAR:
-            ends_at = None
+        ends_at = parse_rfc3339(raw["endsAt"], f"{path}.endsAt", zero_ok=True)
     fingerprint = raw.get("fingerprint")
     if fingerprint in (None, ""):
         fingerprint = labels_fingerprint(labels)
@@ -169,11 +195,68 @@ def _parse_alert(raw: object, i: int) -> ParsedAlert:
 
 
 def parse_body(body: bytes) -> ParsedPayload:
+    return parse_payload(load_json(body))
+
+
+def load_json(body: bytes) -> object:
+    """Strict JSON (RFC 8259: UTF-8, no NaN) whose strings PostgreSQL can store."""
     try:
-        data = json.loads(body)
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise PayloadError(
+            "body", f"not UTF-8: byte 0x{body[exc.start]:02x} at byte {exc.start}"
+        ) from None
+    nul = body.find(b"\x00")
+    if nul >= 0:
+        raise PayloadError("body", f"NUL character at byte {nul}; PostgreSQL cannot store it")
+    try:
+        data = json.loads(text, parse_constant=_no_constant, parse_int=_int)
+    except json.JSONDecodeError as exc:
         raise PayloadError("body", f"not valid JSON ({exc})") from None
-    return parse_payload(data)
+    except RecursionError:
+        raise PayloadError("body", "JSON nested too deeply to parse") from None
+    if _RISKY_ESCAPE.search(text):
+        _refuse_unstorable(data)
+    return data
+
+
+def _no_constant(token: str):
+    raise PayloadError("body", f"{token} is not a JSON value (RFC 8259)")
+
+
+def _int(digits: str) -> int:
+    n = len(digits.lstrip("-"))
+    if n > MAX_INT_DIGITS:
+        raise PayloadError("body", f"a number with {n} digits; at most {MAX_INT_DIGITS}")
+    return int(digits)
+
+
+def _refuse_unstorable(data: object) -> None:
+    """Find the first string (key or value) holding a NUL or a lone surrogate.
+    Iterative: the document may be nested as deep as the parser allowed."""
+    stack: list[tuple[str, object]] = [("", data)]
+    while stack:
+        path, value = stack.pop()
+        if isinstance(value, str):
+            _check_string(value, path or "body")
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                _check_string(key, path or "body", " of a key")
+                stack.append((f"{path}.{key}" if path else key, item))
+        elif isinstance(value, list):
+            stack.extend((f"{path}[{i}]", item) for i, item in enumerate(value))
+
+
+def _check_string(value: str, path: str, where: str = "") -> None:
+    found = _UNSTORABLE.search(value)
+    if found is None:
+        return
+    at = found.start()
+    if found.group() == "\x00":
+        problem = f"NUL character at position {at}"
+    else:
+        problem = f"lone surrogate \\u{ord(found.group()):04x} at position {at}"
+    raise PayloadError(path, f"{problem}{where}; PostgreSQL cannot store it")
 
 
 def parse_payload(data: object) -> ParsedPayload:

@@ -202,6 +202,9 @@ class WebhookReceipt(models.Model):
     remote_addr = models.GenericIPAddressField(null=True, blank=True)
     user_agent = models.CharField(max_length=300, blank=True)
     body = models.TextField(blank=True)
+    # The bytes as received when they are not storable text (not UTF-8, or holding a
+    # NUL, which PostgreSQL text refuses); `body` is empty then.
+    body_raw = models.BinaryField(null=True, blank=True)
     body_bytes = models.PositiveIntegerField(default=0)
     outcome = models.CharField(max_length=16, choices=ReceiptOutcome.choices, db_index=True)
     http_status = models.PositiveSmallIntegerField()
@@ -220,3 +223,10 @@ class WebhookReceipt(models.Model):
 
     def __str__(self) -> str:
         return f"receipt {self.pk} {self.outcome} {self.received_at:%Y-%m-%d %H:%M:%S}"
+
+    @property
+    def raw_bytes(self) -> bytes:
+        """The body exactly as received."""
+        if self.body_raw is not None:
+            return bytes(self.body_raw)
+        return self.body.encode("utf-8")

@@ -103,7 +103,7 @@ def incident_timeline(*, incident_id: int, after_id: int | None = None) -> Query
 
 
 def webhook_receipt_list(*, outcome: str = "") -> QuerySet[WebhookReceipt]:
-    qs = WebhookReceipt.objects.defer("body").order_by("-received_at", "-id")
+    qs = WebhookReceipt.objects.defer("body", "body_raw").order_by("-received_at", "-id")
     if outcome == "dead":
         qs = qs.filter(outcome__in=("rejected", "failed"))
     elif outcome:
@@ -118,7 +118,7 @@ def webhook_receipt_get(*, receipt_id: int) -> WebhookReceipt | None:
 def webhook_receipt_replays(*, receipt_id: int) -> list[WebhookReceipt]:
     return list(
         WebhookReceipt.objects.filter(replay_of_id=receipt_id)
-        .defer("body")
+        .defer("body", "body_raw")
         .order_by("-received_at", "-id")
     )
 

@@ -17,5 +17,6 @@ urlpatterns = [
     path("incidents/<int:pk>/notes/", views.incident_note, name="notes"),
     path("receipts/", views.receipt_list, name="receipts"),
     path("receipts/<int:pk>/", views.receipt_detail, name="receipt-detail"),
+    path("receipts/<int:pk>/body/", views.receipt_body, name="receipt-body"),
     path("receipts/<int:pk>/replay/", views.receipt_replay, name="receipt-replay"),
 ]

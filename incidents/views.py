@@ -329,11 +329,15 @@ def receipt_list(request):
     return render(request, "incidents/receipt_list.html", context)
 
 
-def _pretty_body(body: str) -> tuple[str, bool]:
+def _pretty_body(receipt) -> tuple[str, bool]:
+    if receipt.body_raw is not None:
+        # Not storable text: show the bytes escaped (\xff, \x00); the download has them.
+        text = bytes(receipt.body_raw).decode("utf-8", errors="backslashreplace")
+        return text.replace("\x00", "\\x00"), False
     try:
-        return json.dumps(json.loads(body), indent=2, ensure_ascii=False), True
+        return json.dumps(json.loads(receipt.body), indent=2, ensure_ascii=False), True
     except (ValueError, RecursionError):
-        return body, False
+        return receipt.body, False
 
 
 @require_GET
@@ -342,7 +346,7 @@ def receipt_detail(request, pk: int):
     receipt = selectors.webhook_receipt_get(receipt_id=pk)
     if receipt is None:
         raise Http404(f"Webhook receipt #{pk} does not exist.")
-    body, is_json = _pretty_body(receipt.body)
+    body, is_json = _pretty_body(receipt)
     context = {
         "receipt": receipt,
         "body": body,
@@ -351,6 +355,18 @@ def receipt_detail(request, pk: int):
         "replayable": receipt.outcome in (ReceiptOutcome.REJECTED, ReceiptOutcome.FAILED),
     }
     return render(request, "incidents/receipt_detail.html", context)
+
+
+@require_GET
+@console_view("incidents.view_webhookreceipt")
+def receipt_body(request, pk: int):
+    """The body exactly as received, as a download (never rendered by the browser)."""
+    receipt = selectors.webhook_receipt_get(receipt_id=pk)
+    if receipt is None:
+        raise Http404(f"Webhook receipt #{pk} does not exist.")
+    response = HttpResponse(receipt.raw_bytes, content_type="application/octet-stream")
+    response["Content-Disposition"] = f'attachment; filename="webhook-receipt-{pk}.json"'
+    return response
 
 
 @require_POST

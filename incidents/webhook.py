@@ -2,15 +2,16 @@
 
 Answer codes are chosen for Alertmanager's retry rules: it retries 5xx and transport
 errors and drops everything else. So: 400/401/413 only for requests that can never
-succeed (and the body is kept), 503 when we cannot store anything, never 429.
+succeed (and a 400's body is kept), 503 only for transient database trouble (down,
+failing over, a race that outlasted the retries), never 429.
 """
 
 import hmac
+import ipaddress
 import logging
 
 from django.conf import settings
-from django.core.exceptions import RequestDataTooBig
-from django.db import DatabaseError, InterfaceError, OperationalError
+from django.db import DatabaseError, DataError, IntegrityError, InterfaceError, OperationalError
 from django.http import JsonResponse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_exempt
@@ -20,6 +21,7 @@ from incidents.alertmanager import PayloadError, parse_body
 from incidents.models import ReceiptOutcome
 from incidents.services import alerts_ingest, webhook_receipt_record
 from incidents.services.ingestion import ReceiptMeta
+from incidents.webhook_body import BodyTooLarge, BodyUnreadable, read_body
 
 log = logging.getLogger(__name__)
 
@@ -38,12 +40,16 @@ def _error(status: int, message: str, **extra) -> JsonResponse:
     return JsonResponse({"error": message, **extra}, status=status)
 
 
-def _meta(request, body: str, size: int) -> ReceiptMeta:
-    return ReceiptMeta(
-        body=body,
-        body_bytes=size,
-        remote_addr=request.META.get("REMOTE_ADDR") or None,
-        user_agent=request.headers.get("User-Agent", ""),
+def _meta(request, raw: bytes) -> ReceiptMeta:
+    addr = request.META.get("REMOTE_ADDR") or ""
+    try:
+        ipaddress.ip_address(addr)
+    except ValueError:  # a unix socket or a proxy's odd value: the column holds IPs only
+        addr = None
+    return ReceiptMeta.for_bytes(
+        raw,
+        remote_addr=addr,
+        user_agent=request.headers.get("User-Agent", "").replace("\x00", ""),
     )
 
 
@@ -54,41 +60,35 @@ def alertmanager_webhook(request):
     if not _token_ok(request):
         return _error(401, "missing or wrong bearer token (see ALERTMANAGER_TOKEN)")
     limit = settings.WEBHOOK_MAX_BYTES
-    declared = request.META.get("CONTENT_LENGTH") or "0"
-    if declared.isdigit() and int(declared) > limit:
-        return _error(413, f"body is larger than {limit} bytes; lower max_alerts")
     try:
-        raw = request.body
-    except RequestDataTooBig:
+        raw = read_body(request, limit)
+    except BodyTooLarge:
         return _error(413, f"body is larger than {limit} bytes; lower max_alerts")
-    if len(raw) > limit:
-        return _error(413, f"body is larger than {limit} bytes; lower max_alerts")
-    text = raw.decode("utf-8", errors="replace")
-    meta = _meta(request, text, len(raw))
+    except BodyUnreadable as exc:
+        return _error(400, f"could not read the body: {exc}", field="body")
+    meta = _meta(request, raw)
     try:
         payload = parse_body(raw)
     except PayloadError as exc:
-        try:
-            receipt = webhook_receipt_record(
-                meta=meta,
-                outcome=ReceiptOutcome.REJECTED,
-                http_status=400,
-                error=exc.message,
-                error_field=exc.field,
-            )
-        except (OperationalError, InterfaceError):
-            log.exception("database unavailable while dead-lettering a bad webhook body")
-            return _error(503, "database unavailable; retry later")
-        return _error(400, str(exc), field=exc.field, receipt=receipt.pk)
+        return _reject(meta, exc.message, exc.field, str(exc))
     try:
         result = alerts_ingest(payload=payload, meta=meta)
     except (OperationalError, InterfaceError):
         log.exception("database unavailable during ingestion")
         return _error(503, "database unavailable; Alertmanager will retry")
+    except IntegrityError:
+        # Concurrent deliveries kept winning the same rows: transient, worth a retry.
+        log.exception("ingestion lost every retry to concurrent deliveries")
+        _record_failure(meta, "concurrent deliveries kept conflicting", 503)
+        return _error(503, "could not store the alerts; Alertmanager will retry")
+    except DataError as exc:
+        # The database refuses a value in this body: it can never succeed.
+        log.warning("webhook body refused by the database: %s", exc)
+        return _reject(meta, f"the database refused a value: {exc}", "body", str(exc))
     except DatabaseError:
         log.exception("ingestion failed")
-        _record_failure(meta, "database error during ingestion")
-        return _error(503, "could not store the alerts; Alertmanager will retry")
+        _record_failure(meta, "database error during ingestion", 500)
+        return _error(500, "internal error while storing the alerts")
     log.info(
         "webhook: %s alerts, incidents %s (opened %s, mitigated %s)",
         result.received,
@@ -99,10 +99,26 @@ def alertmanager_webhook(request):
     return JsonResponse(result.as_response(), status=200, json_dumps_params={"indent": None})
 
 
-def _record_failure(meta: ReceiptMeta, message: str) -> None:
+def _reject(meta: ReceiptMeta, message: str, field: str, shown: str) -> JsonResponse:
+    """400 for a body that can never succeed, kept as a dead letter."""
+    try:
+        receipt = webhook_receipt_record(
+            meta=meta,
+            outcome=ReceiptOutcome.REJECTED,
+            http_status=400,
+            error=message,
+            error_field=field,
+        )
+    except (OperationalError, InterfaceError):
+        log.exception("database unavailable while dead-lettering a bad webhook body")
+        return _error(503, "database unavailable; retry later")
+    return _error(400, shown, field=field, receipt=receipt.pk)
+
+
+def _record_failure(meta: ReceiptMeta, message: str, status: int) -> None:
     try:
         webhook_receipt_record(
-            meta=meta, outcome=ReceiptOutcome.FAILED, http_status=503, error=message
+            meta=meta, outcome=ReceiptOutcome.FAILED, http_status=status, error=message
         )
     except DatabaseError:
         log.exception("could not record the failed webhook body")

@@ -80,6 +80,18 @@ class ReceiptMeta:
     user_agent: str = ""
     source: str = "alertmanager"
     replay_of_id: int | None = None
+    body_raw: bytes | None = None  # set when the bytes are not storable text
+
+    @classmethod
+    def for_bytes(cls, raw: bytes, **kw) -> "ReceiptMeta":
+        """Valid UTF-8 without NUL is kept as text; anything else as the exact bytes."""
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            text = None
+        if text is None or "\x00" in text:
+            return cls(body="", body_raw=raw, body_bytes=len(raw), **kw)
+        return cls(body=text, body_bytes=len(raw), **kw)
 
 
 @dataclass
@@ -264,6 +276,7 @@ def _ingest_once(payload: ParsedPayload, meta: ReceiptMeta) -> IngestResult:
         remote_addr=meta.remote_addr,
         user_agent=meta.user_agent[:300],
         body=meta.body,
+        body_raw=meta.body_raw,
         body_bytes=meta.body_bytes,
         outcome=ReceiptOutcome.REPLAYED if meta.replay_of_id else ReceiptOutcome.ACCEPTED,
         http_status=200,

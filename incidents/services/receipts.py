@@ -31,6 +31,7 @@ def webhook_receipt_record(
         remote_addr=meta.remote_addr,
         user_agent=meta.user_agent[:300],
         body=meta.body,
+        body_raw=meta.body_raw,
         body_bytes=meta.body_bytes,
         outcome=outcome,
         http_status=http_status,
@@ -61,14 +62,10 @@ def webhook_receipt_replay_request(*, receipt_id: int, actor) -> WebhookReceipt:
 def webhook_receipt_replay(*, receipt_id: int, actor_id: int | None = None) -> WebhookReceipt:
     """Run a stored body through ingestion again; the outcome is a new receipt row."""
     original = WebhookReceipt.objects.get(pk=receipt_id)
-    meta = ReceiptMeta(
-        body=original.body,
-        body_bytes=original.body_bytes,
-        source="replay",
-        replay_of_id=original.pk,
-    )
+    raw = original.raw_bytes
+    meta = ReceiptMeta.for_bytes(raw, source="replay", replay_of_id=original.pk)
     try:
-        payload = parse_body(original.body.encode("utf-8"))
+        payload = parse_body(raw)
     except PayloadError as exc:
         return webhook_receipt_record(
             meta=meta,
