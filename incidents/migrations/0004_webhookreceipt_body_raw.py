@@ -4,15 +4,14 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('incidents', '0003_timeline_kinds_actions_postmortems'),
+        ("incidents", "0003_timeline_kinds_actions_postmortems"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='webhookreceipt',
-            name='body_raw',
+            model_name="webhookreceipt",
+            name="body_raw",
             field=models.BinaryField(blank=True, null=True),
         ),
     ]
