@@ -4,15 +4,12 @@ Migrates, loads the demo data, then supervises the processes: gunicorn (web), a 
 worker with embedded beat (sharing the SQLite file in WAL mode and kombu's filesystem
 broker under VAR_DIR), the vLLM fleet simulator (a test double for the cluster),
 Prometheus and Alertmanager (the real programs, when installed). Ctrl-C stops them all;
-if one dies, all stop.
+if one dies, all stop, with every process they started (console.supervisor).
 """
 
 import json
 import os
-import signal
-import subprocess
 import sys
-import time
 from pathlib import Path
 
 from django.conf import settings
@@ -20,6 +17,7 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand
 
 from console.localstack import RULES_DIR, Ports, monitoring_commands
+from console.supervisor import Supervisor
 
 BIN = Path(sys.executable).parent
 
@@ -71,12 +69,11 @@ class Command(BaseCommand):
         commands = self._console_commands(host, port, var)
         if not console_only:
             commands.update(self._loop_commands(var, ports, kubeconfig))
-        children = {}
+        supervisor = Supervisor(log=self.stderr.write)
         for name, cmd in commands.items():
-            # Own process group, so stopping one stops its children (gunicorn workers).
-            children[name] = subprocess.Popen(cmd, env=env, start_new_session=True)  # noqa: S603
+            supervisor.start(name, cmd, env=env)
         self._banner(host, port, creds, ports if not console_only else None, commands)
-        self._supervise(children)
+        sys.exit(supervisor.run())
 
     def _loop_commands(self, var: Path, ports: Ports, kubeconfig: Path) -> dict[str, list[str]]:
         token_file = var / "alertmanager" / "console-token"
@@ -134,31 +131,3 @@ class Command(BaseCommand):
         lines += ["  Ctrl-C stops everything.", ""]
         self.stdout.write("\n".join(lines))
         self.stdout.flush()
-
-    def _supervise(self, children: dict[str, subprocess.Popen]) -> None:
-        stopping = False
-
-        def stop(signum, frame):
-            nonlocal stopping
-            stopping = True
-
-        signal.signal(signal.SIGINT, stop)
-        signal.signal(signal.SIGTERM, stop)
-        code = 0
-        while not stopping:
-            for name, proc in children.items():
-                if proc.poll() is not None:
-                    self.stderr.write(f"{name} exited with {proc.returncode}; stopping.")
-                    stopping, code = True, 1
-                    break
-            time.sleep(0.5)
-        for proc in children.values():
-            if proc.poll() is None:
-                os.killpg(proc.pid, signal.SIGTERM)
-        deadline = time.monotonic() + 15
-        for proc in children.values():
-            try:
-                proc.wait(timeout=max(0.1, deadline - time.monotonic()))
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
-        sys.exit(code)
