@@ -35,7 +35,7 @@ class Permission:
 
 
 REQUIRED: tuple[Permission, ...] = (
-    Permission("get", LWS_GROUP, "leaderworkersets", used_by="set_enforce_eager, restart"),
+    Permission("get", LWS_GROUP, "leaderworkersets", used_by="set_enforce_eager, restart, scale"),
     Permission("patch", LWS_GROUP, "leaderworkersets", used_by="set_enforce_eager"),
     Permission("get", LWS_GROUP, "leaderworkersets", "scale", used_by="scale_lws"),
     Permission("patch", LWS_GROUP, "leaderworkersets", "scale", used_by="scale_lws"),

@@ -14,6 +14,7 @@ from runbooks.actions.kinds.base import (
     Plan,
     Revision,
     Snapshot,
+    Subject,
     TargetNotFound,
     Transient,
 )
@@ -59,6 +60,7 @@ __all__ = [
     "Plan",
     "Revision",
     "Snapshot",
+    "Subject",
     "TargetNotFound",
     "Transient",
     "kind_for",

@@ -113,6 +113,34 @@ class Revision:
     captured_at: datetime
 
 
+@dataclass(frozen=True)
+class Subject:
+    """What a run changes, as alert labels: an alert whose labels include all of `labels`
+    is about it. `name` says it in a sentence ("lws vllm-chat in llm-prod")."""
+
+    labels: dict[str, str]
+    name: str
+
+
+def lws_subject(namespace: str, lws: str) -> Subject:
+    # The alert rules label every LWS-level alert with namespace and lws.
+    return Subject({"namespace": namespace, "lws": lws}, f"lws {lws} in {namespace}")
+
+
+def configmap_subjects(namespace: str, configmap: str) -> list[Subject]:
+    """A router/gateway ConfigMap routes the traffic of every pool in its namespace, so an
+    alert about any of them (the rules label them namespace + lws) is about it too."""
+    return [
+        Subject(
+            {"namespace": namespace, "configmap": configmap},
+            f"configmap {configmap} in {namespace}",
+        ),
+        Subject(
+            {"namespace": namespace}, f"{namespace}, where configmap {configmap} routes traffic"
+        ),
+    ]
+
+
 @dataclass
 class Context:
     incident_started_at: datetime | None = None
@@ -155,6 +183,16 @@ class ActionKind:
 
     def undo_params(self, params: dict, before: Snapshot) -> dict:
         raise NotImplementedError
+
+    def subjects(self, params: dict, current: Snapshot | None) -> list[Subject]:
+        """The objects this run changes, as alert labels, most specific first. An open
+        incident at an approval severity whose alerts match one needs a second person.
+        `current` is None when Kubernetes could not be read."""
+        return []
+
+    def approval_note(self, params: dict, current: Snapshot | None, plan: Plan | None) -> str:
+        """Why this very change needs a second person whatever the severity; "" if not."""
+        return ""
 
     def __repr__(self) -> str:
         return f"<ActionKind {self.name}>"

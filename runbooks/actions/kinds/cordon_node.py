@@ -20,9 +20,11 @@ from runbooks.actions.kinds.base import (
     ParamError,
     Plan,
     Snapshot,
+    Subject,
     TargetNotFound,
     bool_param,
     check_params,
+    lws_subject,
     name_param,
     namespace_param,
     setting,
@@ -209,6 +211,16 @@ class CordonNode(ActionKind):
         # The restarts landed when none of the leaders we meant to delete is still there.
         still = {leader["uid"] for leader in current.identity.get("leaders", [])}
         return not any(leader["uid"] in still for leader in before.identity.get("leaders", []))
+
+    def subjects(self, params: dict, current: Snapshot | None) -> list[Subject]:
+        node = params["node"]
+        found = [Subject({"node": node}, f"node {node}")]
+        # Restarting groups changes their LWS too (known once the pods were read).
+        leaders = (current.identity.get("leaders") or []) if current else []
+        for lws in sorted({leader["lws"] for leader in leaders}):
+            subject = lws_subject(params["namespace"], lws)
+            found.append(Subject(subject.labels, f"{subject.name}, restarted by this cordon"))
+        return found
 
     def undo_params(self, params: dict, before: Snapshot) -> dict:
         if not params["cordon"]:

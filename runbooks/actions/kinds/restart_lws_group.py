@@ -12,10 +12,12 @@ from runbooks.actions.kinds.base import (
     GuardrailError,
     Plan,
     Snapshot,
+    Subject,
     TargetNotFound,
     check_params,
     exactly_one,
     int_param,
+    lws_subject,
     name_param,
     namespace_param,
 )
@@ -127,6 +129,9 @@ class RestartLwsGroup(ActionKind):
         old = before.identity.get("uid")
         replaced = current.identity.get("uid") != old
         return bool(old) and (replaced or current.state.get("phase") == "Terminating")
+
+    def subjects(self, params: dict, current: Snapshot | None) -> list[Subject]:
+        return [lws_subject(params["namespace"], params["lws"])]
 
     def undo_params(self, params: dict, before: Snapshot) -> dict:
         raise ActionError(

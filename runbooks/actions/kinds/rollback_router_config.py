@@ -14,7 +14,9 @@ from runbooks.actions.kinds.base import (
     ParamError,
     Plan,
     Snapshot,
+    Subject,
     check_params,
+    configmap_subjects,
     name_param,
     namespace_param,
 )
@@ -132,6 +134,9 @@ class RollbackRouterConfig(ActionKind):
             )
             return False, f"data differs from the restored revision in {', '.join(changed)}"
         return True, f"data matches (resourceVersion {now.resource_version})"
+
+    def subjects(self, params: dict, current: Snapshot | None) -> list[Subject]:
+        return configmap_subjects(params["namespace"], params["configmap"])
 
     def undo_params(self, params: dict, before: Snapshot) -> dict:
         return {

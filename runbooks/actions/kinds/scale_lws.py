@@ -9,9 +9,11 @@ from runbooks.actions.kinds.base import (
     ParamError,
     Plan,
     Snapshot,
+    Subject,
     check_params,
     exactly_one,
     int_param,
+    lws_subject,
     name_param,
     namespace_param,
     setting,
@@ -58,7 +60,16 @@ class ScaleLws(ActionKind):
         )
 
     def read(self, api, params: dict) -> Snapshot:
-        return self._snapshot(api.get_scale(params["namespace"], params["lws"]))
+        # The LWS itself, not its /scale view: the same spec.replicas and resourceVersion,
+        # plus status.readyReplicas, which the scale-down approval rule compares against.
+        lws = api.get_lws(params["namespace"], params["lws"])
+        snap = self._snapshot(lws)
+        ready = (lws.get("status") or {}).get("readyReplicas")
+        return Snapshot(
+            snap.resource_version,
+            snap.state,
+            {**snap.identity, "ready_replicas": int(ready or 0)},
+        )
 
     def plan(self, current: Snapshot, params: dict, ctx: Context) -> Plan:
         low, high, step = _bounds()
@@ -120,6 +131,31 @@ class ScaleLws(ActionKind):
         if have != want:
             return False, f"spec.replicas is {have}, expected {want}"
         return True, f"spec.replicas is {want} ({running} groups exist now; LWS is reconciling)"
+
+    def subjects(self, params: dict, current: Snapshot | None) -> list[Subject]:
+        return [lws_subject(params["namespace"], params["lws"])]
+
+    def approval_note(self, params: dict, current: Snapshot | None, plan: Plan | None) -> str:
+        """A scale-down more than ACTIONS_SCALE_MAX_STEP below the groups ready now needs a
+        second person: the step guardrail counts from spec.replicas, so two small steps in
+        a row (the second before LWS drained the first) would otherwise remove more."""
+        where = f"{params['namespace']}/{params['lws']}"
+        if current is None or plan is None:
+            if params.get("replicas_delta", 0) < 0 or "replicas" in params:
+                return (
+                    f"Kubernetes could not be read to compare this with the ready groups of "
+                    f"{where}, and it may scale down"
+                )
+            return ""
+        step = _bounds()[2]
+        ready = int(current.identity.get("ready_replicas") or 0)
+        want = plan.desired["replicas"]
+        if ready - want > step:
+            return (
+                f"{ready} groups are ready in {where} and this leaves {want}: more than "
+                f"ACTIONS_SCALE_MAX_STEP ({step}) below the ready groups"
+            )
+        return ""
 
     def undo_params(self, params: dict, before: Snapshot) -> dict:
         return {

@@ -15,8 +15,10 @@ from runbooks.actions.kinds.base import (
     Context,
     Plan,
     Snapshot,
+    Subject,
     bool_param,
     check_params,
+    lws_subject,
     name_param,
     namespace_param,
 )
@@ -171,6 +173,9 @@ class SetEnforceEager(ActionKind):
             f"--enforce-eager is {state} in the templates; rollout: "
             f"{status.get('updatedReplicas', '?')}/{status.get('replicas', '?')} groups updated"
         )
+
+    def subjects(self, params: dict, current: Snapshot | None) -> list[Subject]:
+        return [lws_subject(params["namespace"], params["lws"])]
 
     def undo_params(self, params: dict, before: Snapshot) -> dict:
         return {

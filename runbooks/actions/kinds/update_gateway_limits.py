@@ -16,7 +16,9 @@ from runbooks.actions.kinds.base import (
     ParamError,
     Plan,
     Snapshot,
+    Subject,
     check_params,
+    configmap_subjects,
     int_param,
     name_param,
     namespace_param,
@@ -156,6 +158,9 @@ class UpdateGatewayLimits(ActionKind):
             expected = (f"{k} is {now.state[k]}, expected {plan.desired[k]}" for k in wrong)
             return False, "; ".join(expected)
         return True, f"{CONFIG_KEY} holds the new limits (resourceVersion {now.resource_version})"
+
+    def subjects(self, params: dict, current: Snapshot | None) -> list[Subject]:
+        return configmap_subjects(params["namespace"], params["configmap"])
 
     def undo_params(self, params: dict, before: Snapshot) -> dict:
         old = before.state
