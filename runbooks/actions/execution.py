@@ -29,8 +29,8 @@ from runbooks.actions.kinds import (
     kind_for,
 )
 from runbooks.actions.models import ActionRun, ActionRunStatus
+from runbooks.actions.preview import run_context as _context
 from runbooks.actions.revisions import CONFIGMAP_KINDS, config_seen
-from runbooks.actions.services import _context
 
 log = logging.getLogger(__name__)
 

@@ -1,156 +1,38 @@
-"""Every write to action runs made on a person's behalf: request (with preview), approve,
-reject, cancel, undo. The worker's side lives in runbooks/actions/execution.py.
+"""Every write to action runs made on a person's behalf: request, approve, reject,
+cancel, undo. The read-only preview (and the approval decision, made again here at every
+request) lives in runbooks/actions/preview.py; the worker's side in
+runbooks/actions/execution.py.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from django.core.exceptions import PermissionDenied
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from console.errors import DomainError
-from incidents.models import Incident, IncidentStatus
+from incidents.models import IncidentStatus
 from incidents.services import incident_acknowledge
 from runbooks.actions import policy
 from runbooks.actions.audit import run_record
-from runbooks.actions.kinds import (
-    KINDS,
-    ActionError,
-    Conflict,
-    Context,
-    NotConfigured,
-    ParamError,
-    Snapshot,
-    TargetNotFound,
-    Transient,
-    kind_for,
+from runbooks.actions.kinds import ActionError, Snapshot, kind_for
+from runbooks.actions.models import ActionRun, ActionRunStatus
+from runbooks.actions.preview import (
+    Preview,
+    action_run_preview,
+    busy_message,
+    busy_run,
+    domain_error,
+    incident_for,
 )
-from runbooks.actions.models import ACTIVE_STATUSES, ActionRun, ActionRunStatus
-from runbooks.actions.revisions import CONFIGMAP_KINDS, config_seen, revision_lookup
+
+__all__ = ["Preview", "action_run_preview"]  # re-exported: the pages and API preview here
 
 ACKNOWLEDGE = "incidents.acknowledge_incident"
 KEY_RE = re.compile(r"[A-Za-z0-9_.:-]{8,100}")
 NOTE_MAX = 500
-
-
-@dataclass(frozen=True)
-class Preview:
-    kind: str
-    params: dict
-    target: str
-    current: dict | None  # Snapshot.as_dict()
-    plan: dict | None  # Plan.as_dict()
-    dry_run: str
-    error: str  # why there is no plan (Kubernetes unreachable); "" when there is one
-    requires_approval: bool
-    approval_reason: str
-    busy_with: ActionRun | None
-
-    def as_dict(self) -> dict:
-        return {
-            "current": self.current,
-            "plan": self.plan,
-            "dry_run": self.dry_run,
-            "error": self.error,
-        }
-
-
-def _domain(exc: ActionError) -> DomainError:
-    if isinstance(exc, TargetNotFound):
-        return DomainError(exc.message, code="target_not_found")
-    if isinstance(exc, ParamError):  # its message starts with the field's name
-        return DomainError(exc.message, code="invalid_params")
-    return DomainError(exc.message, code="refused")
-
-
-def _incident(incident_id: int) -> Incident:
-    incident = Incident.objects.filter(pk=incident_id).first()
-    if incident is None:
-        raise DomainError(f"Incident #{incident_id} does not exist.", code="not_found")
-    return incident
-
-
-def _context(incident: Incident) -> Context:
-    return Context(incident_started_at=incident.started_at, revision_lookup=revision_lookup)
-
-
-def _busy(target: str) -> ActionRun | None:
-    return (
-        ActionRun.objects.filter(target=target, status__in=ACTIVE_STATUSES)
-        .select_related("requested_by")
-        .first()
-    )
-
-
-def _busy_message(run: ActionRun) -> str:
-    return (
-        f"{run.target} already has an active run: #{run.pk} {run.kind}, "
-        f"{run.get_status_display().lower()}, requested by {run.requested_by.get_username()}. "
-        "Wait for it to finish, or cancel it, before asking for another change."
-    )
-
-
-def _plan_now(action, clean: dict, incident: Incident) -> tuple[dict, dict, str]:
-    """Read, plan and dry-run; an object that changes under the preview is read again."""
-    from runbooks.actions.k8s import kube_api
-
-    api = kube_api()
-    for attempt in range(3):
-        snap = action.read(api, clean)
-        if action.name in CONFIGMAP_KINDS:
-            config_seen(api, clean, reason=f"seen at preview of {action.name}", snap=snap)
-        planned = action.plan(snap, clean, _context(incident))
-        try:
-            dry_run = action.dry_run(api, clean, snap, planned)
-        except Conflict:
-            if attempt == 2:
-                raise
-            continue
-        return snap.as_dict(), planned.as_dict(), dry_run
-    raise AssertionError("unreachable")
-
-
-def action_run_preview(
-    *, incident_id: int, actor, kind: str, params: dict, incident: Incident | None = None
-) -> Preview:
-    """What a run would do now: current state -> desired, the server's dry run, whether it
-    needs approval and whether the target is busy. Reads Kubernetes (with timeouts); a
-    guardrail, a missing object or a refused dry run raises DomainError; an unreachable API
-    gives a preview with `error` set, so a request can still be queued for the worker."""
-    policy.require(actor, policy.REQUEST, "request actions")
-    incident = incident or _incident(incident_id)
-    try:
-        action = kind_for(kind)
-        clean = action.clean(dict(params or {}))
-    except ActionError as exc:
-        raise _domain(exc) from exc
-    target = action.target(clean)
-    needs, why = policy.approval_required(kind=action, kinds=KINDS, severity=incident.severity)
-    current = plan = None
-    dry_run = error = ""
-    try:
-        current, plan, dry_run = _plan_now(action, clean, incident)
-    except Transient as exc:
-        error = f"Kubernetes did not answer ({exc.message}); the worker will retry."
-    except NotConfigured as exc:
-        error = exc.message
-    except ActionError as exc:
-        raise _domain(exc) from exc
-    return Preview(
-        kind=action.name,
-        params=clean,
-        target=target,
-        current=current,
-        plan=plan,
-        dry_run=dry_run,
-        error=error,
-        requires_approval=needs,
-        approval_reason=why,
-        busy_with=_busy(target),
-    )
 
 
 def _check_key(key: str) -> str:
@@ -198,10 +80,10 @@ def action_run_request(
             action = kind_for(kind)
             existing = _replay(actor, key, action.name, action.clean(dict(params or {})))
         except ActionError as exc:
-            raise _domain(exc) from exc
+            raise domain_error(exc) from exc
         if existing is not None:
             return existing
-    incident = _incident(incident_id)
+    incident = incident_for(incident_id)
     preview = action_run_preview(
         incident_id=incident_id, actor=actor, kind=kind, params=params, incident=incident
     )
@@ -216,7 +98,7 @@ def action_run_request(
         existing = _replay(actor, key, preview.kind, preview.params)
         if existing is not None:
             return existing
-        raise DomainError(_busy_message(preview.busy_with), code="busy")
+        raise DomainError(busy_message(preview.busy_with), code="busy")
     now = timezone.now()
     try:
         with transaction.atomic():
@@ -256,9 +138,9 @@ def action_run_request(
         existing = _replay(actor, key, preview.kind, preview.params)
         if existing is not None:
             return existing
-        busy = _busy(preview.target)
+        busy = busy_run(preview.target)
         if busy is not None:
-            raise DomainError(_busy_message(busy), code="busy") from None
+            raise DomainError(busy_message(busy), code="busy") from None
         raise
     return run
 
