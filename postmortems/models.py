@@ -75,6 +75,10 @@ class Postmortem(models.Model):
     )
     # Bumped on every edit: a form posted from an older version is refused, not merged.
     version = models.PositiveIntegerField(default=1)
+    # Bumped by every write that changes what would be published (text, timeline lines,
+    # attached action items, refreshed facts): an approval is of one revision.
+    revision = models.PositiveIntegerField(default=1)
+    published_revision = models.PositiveIntegerField(null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at", "-id"]
@@ -154,6 +158,8 @@ class Reviewer(models.Model):
         max_length=16, choices=ReviewerState.choices, default=ReviewerState.REQUESTED
     )
     decided_at = models.DateTimeField(null=True, blank=True)
+    # The postmortem's revision this reviewer approved; publishing needs the current one.
+    approved_revision = models.PositiveIntegerField(null=True, blank=True)
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["postmortem", "user"], name="reviewer_once")]

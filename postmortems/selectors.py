@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from django.db.models import Prefetch, QuerySet
+from django.db.models import Prefetch, Q, QuerySet
 
 from postmortems.models import (
     OPEN_ITEM_STATUSES,
+    TEXT_SECTIONS,
     ActionItem,
     Notification,
     Postmortem,
@@ -13,7 +14,11 @@ from postmortems.models import (
     PostmortemTimelineEntry,
     ReviewComment,
     Reviewer,
+    ReviewerState,
 )
+
+# Edit-history rows that are someone writing content (not status changes or refreshes).
+AUTHORED = Q(field__in=("title", *TEXT_SECTIONS, "action_item")) | Q(field__startswith="timeline:")
 
 
 def postmortem_get(*, postmortem_id: int) -> Postmortem | None:
@@ -34,6 +39,49 @@ def postmortem_get(*, postmortem_id: int) -> Postmortem | None:
         .filter(pk=postmortem_id)
         .first()
     )
+
+
+# --- review: who may approve, and whether it may be published ----------------------------
+# Self-review rule: a reviewer whose edits are all the human edits of the content cannot
+# approve it. Someone else must have written part of it, or another named reviewer approves
+# (the author's own approval is then not waited for). A draft nobody has edited was written
+# by the console from the incident record, so any named reviewer may approve it.
+def postmortem_sole_author_id(pm: Postmortem) -> int | None:
+    """The one person who made every human edit of the content, if there is exactly one."""
+    editors = list(
+        PostmortemEdit.objects.filter(AUTHORED, postmortem=pm, editor__isnull=False)
+        .order_by("editor_id")
+        .values_list("editor_id", flat=True)
+        .distinct()[:2]
+    )
+    return editors[0] if len(editors) == 1 else None
+
+
+def postmortem_publish_blocker(
+    pm: Postmortem, reviewers: list[Reviewer], author_id: int | None
+) -> str:
+    """Why the postmortem cannot be published now ("" if it can): every named reviewer
+    approved the current revision, except its only author, and someone other than the
+    author did. The page shows the same answer the service enforces."""
+    current = [
+        r
+        for r in reviewers
+        if r.state == ReviewerState.APPROVED and r.approved_revision == pm.revision
+    ]
+    waiting = sorted(
+        r.user.get_username() for r in reviewers if r not in current and r.user_id != author_id
+    )
+    if waiting:
+        return f"Waiting for approval of revision {pm.revision} from {', '.join(waiting)}."
+    if not any(r.user_id != author_id for r in current):
+        author = next((r.user.get_username() for r in reviewers if r.user_id == author_id), "")
+        if not author:
+            return "Name a reviewer first."
+        return (
+            f"{author} wrote all of it, so their approval alone cannot publish it: request "
+            "review from someone else."
+        )
+    return ""
 
 
 def postmortem_for_incident(*, incident_id: int) -> Postmortem | None:

@@ -71,6 +71,7 @@ class PostmortemSerializer(serializers.ModelSerializer):
         model = Postmortem
         fields = [
             "id", "incident", "title", "status", "draft_state", "draft_error", "version",
+            "revision", "published_revision",
             "summary", "impact", "timeline", "root_cause", "contributing_factors",
             "action_items", "lessons_learned", "impact_data", "runbook", "category",
             "suggestions", "snapshots", "reviewers", "created_by", "created_at",
@@ -78,7 +79,12 @@ class PostmortemSerializer(serializers.ModelSerializer):
         ]  # fmt: skip
 
     def get_reviewers(self, pm) -> list[dict]:
-        return [{"user": r.user.username, "state": r.state} for r in pm.reviewers.all()]
+        # approved_revision: the revision the approval was given for (publishing needs
+        # approvals of the current `revision`).
+        return [
+            {"user": r.user.username, "state": r.state, "approved_revision": r.approved_revision}
+            for r in pm.reviewers.all()
+        ]
 
 
 class ActionItemWriteSerializer(serializers.Serializer):

@@ -1,10 +1,6 @@
 """Every write to postmortems, their timelines, reviews, action items and notifications."""
 
 from postmortems.services.documents import (
-    postmortem_comment,
-    postmortem_publish,
-    postmortem_request_review,
-    postmortem_review,
     postmortem_update,
     timeline_entry_add,
     timeline_entry_update,
@@ -24,6 +20,12 @@ from postmortems.services.items import (
     action_item_update,
     action_items_remind_overdue,
     notification_read,
+)
+from postmortems.services.review import (
+    postmortem_comment,
+    postmortem_publish,
+    postmortem_request_review,
+    postmortem_review,
 )
 
 __all__ = [

@@ -29,6 +29,7 @@ from postmortems.models import (
     PostmortemTimelineEntry,
     TimelineSource,
 )
+from postmortems.services.revisions import content_changed
 from postmortems.services.timeline import postmortem_event
 from runbooks.actions.models import ActionRun
 from runbooks.triage import incident_runbook
@@ -335,7 +336,9 @@ def postmortem_refresh(*, postmortem_id: int, actor) -> Postmortem:
     snapshots = _snapshots(incident)  # Prometheus first, outside the transaction
     with transaction.atomic():
         pm = Postmortem.objects.select_for_update().get(pk=postmortem_id)
-        pm.impact_data = impact_data(incident)
+        facts = impact_data(incident)
+        impact_changed = facts != pm.impact_data
+        pm.impact_data = facts
         have = {_key(e): e for e in PostmortemTimelineEntry.objects.filter(postmortem=pm)}
         fresh, updated = [], []
         for entry in _fresh_entries(pm, incident):
@@ -352,6 +355,15 @@ def postmortem_refresh(*, postmortem_id: int, actor) -> Postmortem:
         for snap in snapshots:
             snap.postmortem = pm
         MetricSnapshot.objects.bulk_create(snapshots)
+        # The charts are re-measured on every refresh and are not part of the revision
+        # (an incident still mitigated has a window ending now); the figures and lines are.
+        what = [
+            *(["impact figures"] if impact_changed else []),
+            *([f"{len(fresh)} new timeline line(s)"] if fresh else []),
+            *([f"{len(updated)} timeline line(s) updated"] if updated else []),
+        ]
+        if what:
+            content_changed(pm, actor=actor, what=", ".join(what), refreshed=True)
         pm.drafted_at = timezone.now()
         pm.save()
         PostmortemEdit.objects.create(

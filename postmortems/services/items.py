@@ -25,13 +25,16 @@ from postmortems.models import (
     ItemStatus,
     Notification,
     Postmortem,
+    PostmortemEdit,
     PostmortemStatus,
     Priority,
 )
+from postmortems.services.revisions import content_changed
 from postmortems.services.timeline import item_event
 
 log = logging.getLogger(__name__)
 MANAGE = "postmortems.manage_actionitem"
+ADMIN_EDIT = "postmortems.change_postmortem"
 EDITABLE = ("title", "description", "owner", "due_date", "priority", "category", "external_url")
 
 
@@ -87,6 +90,22 @@ def _clean(values: dict) -> dict:
     return out
 
 
+def _document(postmortem_id: int, incident: Incident, actor) -> Postmortem:
+    """The postmortem an item is attached to, locked: attaching one changes what the
+    postmortem publishes, so the same rules as editing it apply."""
+    pm = Postmortem.objects.select_for_update().filter(pk=postmortem_id).first()
+    if pm is None:
+        raise DomainError(f"Postmortem #{postmortem_id} does not exist.", code="not_found")
+    if pm.incident_id != incident.pk:
+        raise DomainError(
+            f"postmortem: #{pm.pk} is not the postmortem of incident #{incident.pk}.",
+            code="invalid_params",
+        )
+    if pm.status == PostmortemStatus.PUBLISHED and not actor.has_perm(ADMIN_EDIT):
+        raise PermissionDenied("This postmortem is published; only an admin can add to it.")
+    return pm
+
+
 def _default_due(priority: str) -> date:
     return timezone.localdate() + DUE_BY_PRIORITY.get(priority, timedelta(days=30))
 
@@ -109,6 +128,7 @@ def action_item_create(
     values = _clean(values)
     if "title" not in values:
         raise DomainError("title: required.", code="invalid_params")
+    pm = _document(postmortem_id, incident, actor) if postmortem_id is not None else None
     values.setdefault("priority", Priority.P2)
     values.setdefault("category", ItemCategory.PROCESS)
     values.setdefault("due_date", _default_due(values["priority"]))
@@ -126,6 +146,11 @@ def action_item_create(
     item_event(
         item, actor, f"added ({item.priority}, {item.category}, owner {owner}, due {item.due_date})"
     )
+    if pm is not None:  # the document's Action items section changed
+        PostmortemEdit.objects.create(
+            postmortem=pm, editor=actor, at=item.created_at, field="action_item", new=item.title
+        )
+        content_changed(pm, actor=actor, what=f"action item #{item.pk} added")
     if status is not None and status != item.status:  # same transaction: all or nothing
         item = action_item_set_status(item_id=item.pk, actor=actor, status=status, reason=reason)
     return item
@@ -137,9 +162,7 @@ def action_item_accept_suggestion(*, postmortem_id: int, actor, source: str) -> 
     pm = Postmortem.objects.filter(pk=postmortem_id).first()
     if pm is None:
         raise DomainError(f"Postmortem #{postmortem_id} does not exist.", code="not_found")
-    if pm.status == PostmortemStatus.PUBLISHED and not actor.has_perm(
-        "postmortems.change_postmortem"
-    ):
+    if pm.status == PostmortemStatus.PUBLISHED and not actor.has_perm(ADMIN_EDIT):
         raise PermissionDenied("This postmortem is published; only an admin can add to it.")
     suggestion = next((s for s in pm.suggestions if s.get("source") == source), None)
     if suggestion is None:

@@ -31,7 +31,6 @@ from postmortems.models import (
     ItemStatus,
     PostmortemStatus,
     Priority,
-    ReviewerState,
 )
 from postmortems.views.common import (
     ADMIN_EDIT,
@@ -213,6 +212,8 @@ def document_context(request, pm, *, typed: dict | None = None) -> dict:
     accepted = {i.source for i in items if i.source}
     reviewers = list(pm.reviewers.all())
     mine = next((r for r in reviewers if r.user_id == user.pk), None)
+    in_review = pm.status == PostmortemStatus.IN_REVIEW
+    author_id = selectors.postmortem_sole_author_id(pm) if in_review else None
     editable = can_edit(user, pm)
     published = pm.status == PostmortemStatus.PUBLISHED
     return {
@@ -239,12 +240,13 @@ def document_context(request, pm, *, typed: dict | None = None) -> dict:
         "can_accept": user.has_perm(MANAGE) and (not published or user.has_perm(ADMIN_EDIT)),
         "can_comment": user.has_perm(DRAFT),
         "can_request_review": editable and not published,
-        "can_decide": mine is not None
-        and user.has_perm(REVIEW)
-        and pm.status == PostmortemStatus.IN_REVIEW,
+        "can_decide": mine is not None and user.has_perm(REVIEW) and in_review,
         "my_review": mine,
-        "can_publish": user.has_perm(PUBLISH) and pm.status == PostmortemStatus.IN_REVIEW,
-        "waiting_for": [r.user.username for r in reviewers if r.state != ReviewerState.APPROVED],
+        "wrote_it_all": mine is not None and author_id == user.pk,
+        "can_publish": user.has_perm(PUBLISH) and in_review,
+        "publish_blocker": (
+            selectors.postmortem_publish_blocker(pm, reviewers, author_id) if in_review else ""
+        ),
         "poll_seconds": POLL_SECONDS,
         "today": timezone.localdate(),
         "priorities": Priority.choices,

@@ -163,7 +163,8 @@ def test_a_failed_draft_is_drafted_again(incident, people, settings):
 
 def test_refresh_follows_the_incident_keeping_what_authors_wrote(incident, people, settings):
     """Drafted while mitigated; resolved (and a note added) afterwards: publishing (or the
-    refresh button) brings the facts up to date and leaves reworded lines alone."""
+    refresh button) brings the facts up to date and leaves reworded lines alone. New facts
+    after the approval send it back to review: what is published is what was approved."""
     settings.PROMETHEUS_URL = "http://127.0.0.1:9"
     settings.PROMETHEUS_TIMEOUT_SECONDS = 0.3
     Incident.objects.filter(pk=incident.pk).update(status="mitigated", resolved_at=None)
@@ -179,6 +180,9 @@ def test_refresh_follows_the_incident_keeping_what_authors_wrote(incident, peopl
         status="resolved", resolved_at=T0 + timedelta(minutes=45)
     )
     services.postmortem_request_review(postmortem_id=pm.pk, actor=people[0], reviewers=["cara"])
+    services.postmortem_review(postmortem_id=pm.pk, actor=people[1], approve=True)
+    with pytest.raises(DomainError, match="changed since it was approved"):
+        services.postmortem_publish(postmortem_id=pm.pk, actor=people[1])
     services.postmortem_review(postmortem_id=pm.pk, actor=people[1], approve=True)
     services.postmortem_publish(postmortem_id=pm.pk, actor=people[1])
     pm.refresh_from_db()

@@ -80,7 +80,7 @@ def test_review_and_publish(pm, people):
     )
     assert Notification.objects.filter(user=people["cara"], kind="review").count() == 1
     services.postmortem_review(postmortem_id=pm.pk, actor=people["cara"], approve=True)
-    with pytest.raises(DomainError, match="Waiting for approval from cole"):
+    with pytest.raises(DomainError, match="Waiting for approval of revision 1 from cole"):
         services.postmortem_publish(postmortem_id=pm.pk, actor=people["cara"])
     services.postmortem_review(
         postmortem_id=pm.pk, actor=people["cole"], approve=False, note="Add the NVLink counters."
@@ -126,6 +126,7 @@ def test_review_and_publish(pm, people):
         "review requested from cole",
         "approved",
         "published",
+        "edited after publication by ada (summary); revision 2, published as revision 1",
     ]
 
 

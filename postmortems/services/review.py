@@ -1,0 +1,163 @@
+"""The review workflow: draft -> in review (named reviewers, comments, changes requested)
+-> published. An approval is of the postmortem's current revision; any content change
+withdraws it (services/revisions.py), and publishing needs approvals of the revision being
+published. A reviewer who wrote every edit cannot approve alone (see revisions.py).
+"""
+
+from __future__ import annotations
+
+from django.contrib.auth import get_user_model
+from django.core.exceptions import PermissionDenied
+from django.db import transaction
+from django.urls import reverse
+from django.utils import timezone
+
+from console.errors import DomainError
+from postmortems.models import DraftState, Postmortem, ReviewComment, Reviewer, ReviewerState
+from postmortems.selectors import postmortem_publish_blocker, postmortem_sole_author_id
+from postmortems.services.documents import (
+    DRAFT,
+    PUBLISH,
+    REVIEW,
+    S,
+    _editable,
+    _history,
+    _locked,
+    _require,
+    _text,
+)
+from postmortems.services.drafting import postmortem_refresh
+from postmortems.services.revisions import notify
+from postmortems.services.timeline import postmortem_event
+
+
+@transaction.atomic
+def postmortem_request_review(*, postmortem_id: int, actor, reviewers: list[str]) -> Postmortem:
+    """Name reviewers (usernames) and move the draft to review; they get a notification."""
+    pm = _locked(postmortem_id)
+    _editable(pm, actor)
+    if pm.status == S.PUBLISHED:
+        raise DomainError("The postmortem is already published.", code="invalid_state")
+    names = sorted({r.strip() for r in reviewers if r and r.strip()})
+    if not names:
+        raise DomainError("Name at least one reviewer.", code="invalid")
+    users = list(get_user_model().objects.filter(username__in=names, is_active=True))
+    missing = sorted(set(names) - {u.username for u in users})
+    if missing:
+        raise DomainError(f"No active user named {', '.join(missing)}.", code="invalid")
+    for user in users:
+        if not user.has_perm(REVIEW):
+            raise DomainError(
+                f"{user.username} cannot review postmortems (needs the commander role)."
+            )
+        Reviewer.objects.update_or_create(
+            postmortem=pm,
+            user=user,
+            defaults={
+                "state": ReviewerState.REQUESTED,
+                "decided_at": None,
+                "approved_revision": None,
+            },
+        )
+        notify(
+            user,
+            "review",
+            f"Review requested: {pm.title}",
+            reverse("postmortems:detail", args=[pm.pk]),
+            f"review:{pm.pk}:{pm.revision}",
+        )
+    old = pm.status
+    pm.status, pm.review_requested_at = S.IN_REVIEW, timezone.now()
+    pm.save()
+    _history(pm, actor, "status", old, pm.status)
+    postmortem_event(pm, actor, f"review requested from {', '.join(names)}")
+    return pm
+
+
+@transaction.atomic
+def postmortem_comment(*, postmortem_id: int, actor, text: str, section: str = "") -> ReviewComment:
+    _require(actor, DRAFT, "comment on postmortems")
+    pm = _locked(postmortem_id)
+    text = _text(text, what="comment", limit=5000).strip()
+    if not text:
+        raise DomainError("The comment is empty.", code="invalid")
+    return ReviewComment.objects.create(
+        postmortem=pm, author=actor, section=section[:32], text=text, created_at=timezone.now()
+    )
+
+
+@transaction.atomic
+def postmortem_review(*, postmortem_id: int, actor, approve: bool, note: str = "") -> Reviewer:
+    """A named reviewer approves the current revision, or asks for changes (which sends it
+    back to draft). The only author of every edit cannot approve."""
+    _require(actor, REVIEW, "review postmortems")
+    pm = _locked(postmortem_id)
+    reviewer = Reviewer.objects.filter(postmortem=pm, user=actor).first()
+    if reviewer is None:
+        raise PermissionDenied("You are not a reviewer of this postmortem.")
+    if pm.status != S.IN_REVIEW:
+        raise DomainError("The postmortem is not in review.", code="invalid_state")
+    if approve and postmortem_sole_author_id(pm) == actor.pk:
+        raise DomainError(
+            "You wrote every edit of this postmortem, so another reviewer has to approve it "
+            "(or someone else writes part of it). You can still request changes.",
+            code="invalid_state",
+        )
+    reviewer.state = ReviewerState.APPROVED if approve else ReviewerState.CHANGES
+    reviewer.approved_revision = pm.revision if approve else None
+    reviewer.decided_at = timezone.now()
+    reviewer.save()
+    if note.strip():
+        ReviewComment.objects.create(
+            postmortem=pm,
+            author=actor,
+            text=_text(note, what="note", limit=5000).strip(),
+            created_at=timezone.now(),
+        )
+    if not approve:
+        pm.status = S.DRAFT
+        pm.save()
+        _history(pm, actor, "status", S.IN_REVIEW, S.DRAFT)
+    postmortem_event(
+        pm, actor, "approved" if approve else "changes requested", revision=pm.revision
+    )
+    return reviewer
+
+
+def postmortem_publish(*, postmortem_id: int, actor) -> Postmortem:
+    """Publish the revision every named reviewer approved; from then on it is read-only.
+
+    The facts are refreshed from the incident first (it may have moved on since the
+    draft). That refresh is committed on its own: if it changed the content, the approvals
+    it withdrew are needed again and publishing is refused, so nothing unapproved is
+    published."""
+    _require(actor, PUBLISH, "publish postmortems")
+    pm = Postmortem.objects.filter(pk=postmortem_id).first()
+    refreshed = False
+    if pm is not None and pm.status == S.IN_REVIEW and pm.draft_state == DraftState.READY:
+        refreshed = postmortem_refresh(postmortem_id=pm.pk, actor=actor).revision != pm.revision
+    return _publish(postmortem_id=postmortem_id, actor=actor, refreshed=refreshed)
+
+
+@transaction.atomic
+def _publish(*, postmortem_id: int, actor, refreshed: bool) -> Postmortem:
+    pm = _locked(postmortem_id)
+    if pm.status != S.IN_REVIEW:
+        raise DomainError(
+            "Send the postmortem for review before publishing it.", code="invalid_state"
+        )
+    reviewers = list(Reviewer.objects.filter(postmortem=pm).select_related("user"))
+    blocker = postmortem_publish_blocker(pm, reviewers, postmortem_sole_author_id(pm))
+    if blocker:
+        if refreshed:
+            blocker = (
+                "The incident has changed since it was approved: refreshing it before "
+                f"publishing brought in new facts, so it is back in review. {blocker}"
+            )
+        raise DomainError(blocker, code="invalid_state")
+    pm.status, pm.published_at, pm.published_by = S.PUBLISHED, timezone.now(), actor
+    pm.published_revision = pm.revision
+    pm.save()
+    _history(pm, actor, "status", S.IN_REVIEW, S.PUBLISHED)
+    postmortem_event(pm, actor, "published", revision=pm.revision)
+    return pm

@@ -1,0 +1,94 @@
+"""Content revisions: a reviewer approves one revision of the postmortem, and only an
+approved revision is published.
+
+Every write that changes what would be published (the title, a text section, a timeline
+line reworded, left out or added, an action item attached, facts refreshed from the
+incident) calls `content_changed`: the revision goes up and the approvals given so far are
+withdrawn, with a line on the incident timeline and a notification to those reviewers.
+
+Who may approve, and when it may be published, is read by selectors.py (the page shows
+the same answer the services enforce).
+"""
+
+from __future__ import annotations
+
+from django.urls import reverse
+from django.utils import timezone
+
+from postmortems.models import (
+    Notification,
+    Postmortem,
+    PostmortemEdit,
+    PostmortemStatus,
+    Reviewer,
+    ReviewerState,
+)
+from postmortems.services.timeline import postmortem_event
+
+
+def notify(user, kind: str, message: str, link: str, key: str) -> None:
+    Notification.objects.get_or_create(
+        user=user,
+        dedupe_key=key,
+        defaults={
+            "kind": kind,
+            "message": message[:500],
+            "link": link,
+            "created_at": timezone.now(),
+        },
+    )
+
+
+def content_changed(pm: Postmortem, *, actor, what: str, refreshed: bool = False) -> None:
+    """Record that `what` changed in the published content. The caller holds the
+    postmortem's row lock (so an approval cannot slip in between) and may save `pm` later:
+    its in-memory revision is kept in step."""
+    pm.revision += 1
+    Postmortem.objects.filter(pk=pm.pk).update(revision=pm.revision)
+    who = actor.get_username() if actor is not None else "the worker"
+    if pm.status == PostmortemStatus.PUBLISHED:
+        # Admins correct published postmortems (e.g. redact a leaked token) without a new
+        # review; the timeline and the edit history say so.
+        postmortem_event(
+            pm,
+            actor,
+            f"edited after publication by {who} ({what}); revision {pm.revision}, "
+            f"published as revision {pm.published_revision}",
+            revision=pm.revision,
+        )
+        return
+    approvals = list(
+        Reviewer.objects.filter(postmortem=pm, state=ReviewerState.APPROVED).select_related("user")
+    )
+    if not approvals:
+        return
+    names = sorted(r.user.get_username() for r in approvals)
+    Reviewer.objects.filter(pk__in=[r.pk for r in approvals]).update(
+        state=ReviewerState.REQUESTED, decided_at=None, approved_revision=None
+    )
+    PostmortemEdit.objects.create(
+        postmortem=pm,
+        editor=actor,
+        at=timezone.now(),
+        field="approvals",
+        old=", ".join(names),
+        new=f"withdrawn: {what} changed",
+    )
+    verb = "refreshed from the incident" if refreshed else "edited"
+    where = "back in review; " if pm.status == PostmortemStatus.IN_REVIEW else ""
+    postmortem_event(
+        pm,
+        actor,
+        f"{verb} after approval by {who} ({what}); {where}needs approval again from "
+        f"{', '.join(names)}",
+        revision=pm.revision,
+    )
+    link = reverse("postmortems:detail", args=[pm.pk])
+    for reviewer in approvals:
+        notify(
+            reviewer.user,
+            "review",
+            f"Changed after your approval, please review again: {pm.title}",
+            link,
+            f"reapprove:{pm.pk}:{pm.revision}",
+        )
