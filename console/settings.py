@@ -7,9 +7,11 @@ Production sets DATABASE_URL=postgres://… and CELERY_BROKER_URL=redis://….
 
 import os
 import secrets
+from datetime import timedelta
 from pathlib import Path
 
 import environ
+from csp.constants import NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -57,6 +59,8 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "django_htmx",
+    "axes",
+    "csp",
     "console",
     "incidents",
     "runbooks",
@@ -65,6 +69,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -73,6 +78,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    # Last, so it sees the lockout flag the login views leave on the request.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "console.urls"
@@ -137,14 +144,73 @@ LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "incidents:list"
 LOGOUT_REDIRECT_URL = "login"
 
+# Login lockout (django-axes): failures are counted per username + client IP in the
+# database (AccessAttempt; every failure is also kept in AccessFailureLog). Reaching the
+# limit locks that pair out for the cool-off; each further failure restarts it.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",  # first: refuses a locked-out pair before any check
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = env.int("LOGIN_FAILURE_LIMIT", default=5)
+AXES_COOLOFF_TIME = timedelta(minutes=env.int("LOGIN_COOLOFF_MINUTES", default=15))
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_ENABLE_ACCESS_FAILURE_LOG = True
+AXES_LOCKOUT_CALLABLE = "console.login_lockout.lockout_response"
+AXES_CLIENT_IP_CALLABLE = "console.login_lockout.client_ip"
+# Behind proxies that append to X-Forwarded-For, the client is this many entries from the
+# right; 0 trusts only the socket address (a client could forge the header otherwise).
+LOGIN_TRUSTED_PROXY_COUNT = env.int("TRUSTED_PROXY_COUNT", default=0)
+
+# --- HTTPS and browser hardening --------------------------------------------------------
+# Production (a DATABASE_URL) is HTTPS-only by default; embedded mode serves plain
+# http://127.0.0.1, where secure cookies would never come back.
 SESSION_COOKIE_HTTPONLY = True
-SESSION_COOKIE_SECURE = env.bool("SECURE_COOKIES", default=False)
+SESSION_COOKIE_SECURE = env.bool("SECURE_COOKIES", default=not EMBEDDED)
 CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
+SECURE_SSL_REDIRECT = env.bool("SECURE_SSL_REDIRECT", default=not EMBEDDED)
+# kubelet probes speak plain HTTP to the pod.
+SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz(/worker)?$"]
+SECURE_HSTS_SECONDS = env.int("HSTS_SECONDS", default=0 if EMBEDDED else 31_536_000)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env.bool("HSTS_INCLUDE_SUBDOMAINS", default=True)
+SECURE_HSTS_PRELOAD = env.bool("HSTS_PRELOAD", default=False)
+SILENCED_SYSTEM_CHECKS = []
+if not SECURE_HSTS_PRELOAD:
+    # Preload is a commitment for the whole registered domain, made on hstspreload.org;
+    # the operator opts in with HSTS_PRELOAD=1, so its absence is not a defect here.
+    SILENCED_SYSTEM_CHECKS.append("security.W021")
 SECURE_CONTENT_TYPE_NOSNIFF = True
 X_FRAME_OPTIONS = "DENY"
 SECURE_REFERRER_POLICY = "same-origin"
+# A TLS-terminating proxy (ingress, load balancer) that sets X-Forwarded-Proto: https.
+# Only behind one: a client reaching gunicorn directly could otherwise claim HTTPS.
 if env.bool("BEHIND_TLS_PROXY", default=False):
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+
+# Content-Security-Policy on every response (django-csp). No inline script anywhere: page
+# behaviour lives in static/js; htmx's own indicator <style> is off (base.html).
+# Styles: the vendored plotly.js (3.7.0) adds two <style> elements when it loads, an
+# empty one it fills through CSSOM (allowed) and maplibre's map CSS; these two exact
+# bodies are allowed by hash instead of 'unsafe-inline'. A plotly upgrade that changes
+# them shows up as a violation in tests/e2e/test_csp_browser.py.
+PLOTLY_STYLE_HASHES = [
+    "'sha256-47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU='",  # "" (plotly.js-style-global)
+    "'sha256-V2sIX92Uh6ZaGSFTKMHghsB85b9toJtmazgG09AI2uk='",  # maplibre-gl CSS
+]
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF],
+        "style-src": [SELF, *PLOTLY_STYLE_HASHES],
+        "img-src": [SELF, "data:"],
+        "font-src": [SELF],
+        "connect-src": [SELF],
+        "object-src": [NONE],
+        "base-uri": [SELF],
+        "frame-ancestors": [NONE],
+        "form-action": [SELF],
+    }
+}
 
 # --- i18n / time ----------------------------------------------------------------------
 LANGUAGE_CODE = "en-us"

@@ -31,6 +31,11 @@ TEST_RUN_ID = os.environ.setdefault("TEST_RUN_ID", str(os.getpid()))
 os.environ.setdefault("CELERY_BROKER_KEY_PREFIX", f"test-{TEST_RUN_ID}:")
 os.environ.setdefault("TEST_DB_NAME", f"test_console_{TEST_RUN_ID}")
 os.environ.setdefault("ALERTMANAGER_TOKEN", "test-alertmanager-token")
+# The suite (live server, browser, worker and gunicorn subprocesses, which inherit this
+# environment) speaks plain HTTP to 127.0.0.1, so the production HTTPS defaults are off
+# here; tests/unit/test_security_settings.py proves they are on in production.
+os.environ.setdefault("SECURE_SSL_REDIRECT", "0")
+os.environ.setdefault("SECURE_COOKIES", "0")
 
 from console.settings import *  # noqa: E402,F403
 from console.settings import VAR_DIR  # noqa: E402

@@ -35,3 +35,13 @@
     if (isPoll(evt.detail.elt) && evt.detail.successful) fresh();
   });
 })();
+
+/* Close buttons of htmx-loaded dialogs: `data-dialog-close="<id>"` empties that container.
+   A delegated listener instead of inline handlers, which the Content-Security-Policy forbids. */
+document.addEventListener("click", function (evt) {
+  "use strict";
+  var button = evt.target.closest && evt.target.closest("[data-dialog-close]");
+  if (!button) return;
+  var container = document.getElementById(button.getAttribute("data-dialog-close"));
+  if (container) container.innerHTML = "";
+});

@@ -71,6 +71,9 @@ class Stack:
             "KUBECONFIG": str(self.kubeconfig),
             "LOG_LEVEL": "WARNING",
             "ACTIONS_VERIFY_SECONDS": "5",
+            # Plain HTTP to 127.0.0.1: no HTTPS redirect or secure-only cookies.
+            "SECURE_SSL_REDIRECT": "0",
+            "SECURE_COOKIES": "0",
         }
 
     def start(self, name: str, args: list[str]) -> None:

@@ -451,6 +451,8 @@ def console_env(dbname: str, var_dir: Path) -> dict[str, str]:
         VAR_DIR=str(var_dir),
         LOG_LEVEL="WARNING",
         PYTHONUNBUFFERED="1",
+        SECURE_SSL_REDIRECT="0",  # plain HTTP to 127.0.0.1
+        SECURE_COOKIES="0",
     )
     return env
 

@@ -41,6 +41,7 @@ ENV = {
     "ALLOWED_HOSTS": "testserver,localhost",
     "LOG_LEVEL": "WARNING",
     "DEBUG": "0",
+    "SECURE_SSL_REDIRECT": "0",  # the in-process test Client speaks plain HTTP
 }
 
 

@@ -23,8 +23,7 @@ PATHS = [
 
 @pytest.fixture
 def viewer_client(client, make_user):
-    make_user("vera", roles.VIEWER)
-    assert client.login(username="vera", password="pw-vera")
+    client.force_login(make_user("vera", roles.VIEWER))
     return client
 
 
