@@ -2,13 +2,17 @@
 
 import os
 
-from celery import Celery
+from celery import Celery, signals
+
+from console.heartbeat import WorkerHeartbeatStep
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "console.settings")
 
 app = Celery("console")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+app.steps["consumer"].add(WorkerHeartbeatStep)
+_worker_pid: int | None = None
 
 
 @app.on_after_configure.connect
@@ -18,3 +22,19 @@ def _apply_routes(sender: Celery, **_kwargs) -> None:
     sender.conf.task_queues = QUEUES
     sender.conf.task_routes = TASK_ROUTES
     sender.conf.beat_schedule = BEAT_SCHEDULE
+
+
+@signals.worker_init.connect
+def _remember_worker_pid(**_kwargs) -> None:
+    global _worker_pid
+    _worker_pid = os.getpid()
+
+
+@signals.beat_embedded_init.connect
+def _beat_dies_with_its_worker(**_kwargs) -> None:
+    """Embedded beat (`worker -B`) is a child process the pool's death signal does not
+    cover: if the worker is SIGKILLed or OOM-killed, beat would live on and keep sending
+    due tasks that no worker of this stack consumes. Have the kernel stop it instead."""
+    from console.processes import die_with_parent
+
+    die_with_parent(_worker_pid or os.getppid())

@@ -1,11 +1,20 @@
 from django.conf import settings
+from django.utils.functional import SimpleLazyObject
 
+from console.liveness import worker_banner_text, worker_liveness_get
 from console.roles import user_roles
 
 
 def console(request):
     user = getattr(request, "user", None)
-    return {
+    context = {
         "user_roles": user_roles(user) if user is not None else [],
         "live_refresh_seconds": settings.LIVE_REFRESH_SECONDS,
     }
+    if user is not None and user.is_authenticated:
+        # Lazy: queried only by a template that shows them (base.html, a run's card), and
+        # once per response however often they are used.
+        liveness = SimpleLazyObject(worker_liveness_get)
+        context["worker_liveness"] = liveness
+        context["worker_banner"] = SimpleLazyObject(lambda: worker_banner_text(liveness))
+    return context

@@ -1,4 +1,11 @@
-"""Liveness and readiness probes (DESIGN.md §4.6)."""
+"""Liveness and readiness probes.
+
+/readyz answers 503 only for what the web process itself needs (database, broker). A
+missing Celery worker is reported in its body ("status": "degraded", "checks.worker")
+but keeps 200: taking every web pod out of the Service when the workers die would turn
+"actions do not run" into "nobody can see the incidents and alerts are dropped".
+/readyz/worker answers 503 when no worker is alive, for an alert or a worker probe.
+"""
 
 import logging
 
@@ -9,6 +16,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
 from console.celery import app as celery_app
+from console.liveness import WorkerLiveness, worker_liveness_get
 
 log = logging.getLogger(__name__)
 
@@ -38,6 +46,14 @@ def _check_broker() -> str | None:
     return None
 
 
+def _workers(liveness: WorkerLiveness) -> dict:
+    return {
+        "alive": liveness.alive,
+        "last_seen": liveness.last_seen.isoformat() if liveness.last_seen else None,
+        "stale_after_seconds": liveness.stale_after,
+    }
+
+
 @never_cache
 @require_GET
 def readyz(request):
@@ -46,4 +62,37 @@ def readyz(request):
     if failed:
         log.warning("readiness check failed: %s", failed)
         return JsonResponse({"status": "unavailable", "problems": failed}, status=503)
-    return JsonResponse({"status": "ok", "checks": dict.fromkeys(problems, "ok")})
+    checks = dict.fromkeys(problems, "ok")
+    try:
+        liveness = worker_liveness_get()
+    except Exception as exc:  # say, migrations not applied yet: still ready to serve
+        checks["worker"] = f"unknown: {exc.__class__.__name__}: {exc}"
+        return JsonResponse({"status": "degraded", "checks": checks})
+    checks["worker"] = liveness.problem or "ok"
+    return JsonResponse(
+        {
+            "status": "ok" if liveness.ok else "degraded",
+            "checks": checks,
+            "workers": _workers(liveness),
+        }
+    )
+
+
+@never_cache
+@require_GET
+def readyz_worker(request):
+    """200 while at least one worker has beaten within WORKER_HEARTBEAT_STALE_SECONDS."""
+    try:
+        liveness = worker_liveness_get()
+    except Exception as exc:  # no database, no knowing
+        return JsonResponse(
+            {"status": "unavailable", "problems": {"database": _check_database() or str(exc)}},
+            status=503,
+        )
+    if not liveness.ok:
+        return JsonResponse(
+            {"status": "unavailable", "problems": {"worker": liveness.problem},
+             "workers": _workers(liveness)},
+            status=503,
+        )  # fmt: skip
+    return JsonResponse({"status": "ok", "workers": _workers(liveness)})

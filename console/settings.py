@@ -330,6 +330,10 @@ INCIDENT_DEFAULT_SEVERITY = env.str("INCIDENT_DEFAULT_SEVERITY", default="SEV3")
 WEBHOOK_RECEIPT_RETENTION_DAYS = env.int("WEBHOOK_RECEIPT_RETENTION_DAYS", default=14)
 # How often list and timeline partials poll for changes, in seconds.
 LIVE_REFRESH_SECONDS = env.int("LIVE_REFRESH_SECONDS", default=10)
+# Worker liveness (console/heartbeat.py): each worker beats every WORKER_HEARTBEAT_SECONDS;
+# none within WORKER_HEARTBEAT_STALE_SECONDS means no worker is alive (/readyz, banner).
+WORKER_HEARTBEAT_SECONDS = env.float("WORKER_HEARTBEAT_SECONDS", default=15.0)
+WORKER_HEARTBEAT_STALE_SECONDS = env.int("WORKER_HEARTBEAT_STALE_SECONDS", default=60)
 
 PROMETHEUS_URL = env.str("PROMETHEUS_URL", default="http://127.0.0.1:9090")
 PROMETHEUS_TIMEOUT_SECONDS = env.float("PROMETHEUS_TIMEOUT_SECONDS", default=3.0)

@@ -12,6 +12,7 @@ from incidents.webhook import alertmanager_webhook
 urlpatterns = [
     path("healthz", health.healthz, name="healthz"),
     path("readyz", health.readyz, name="readyz"),
+    path("readyz/worker", health.readyz_worker, name="readyz-worker"),
     path("login/", auth_views.LoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("admin/", admin.site.urls),

@@ -12,3 +12,17 @@ class RunbooksConfig(AppConfig):
         from runbooks.actions.access import log_access_at_worker_start
 
         worker_ready.connect(log_access_at_worker_start, weak=False)
+        _count_waiting_runs_for_the_worker_banner()
+
+
+def _count_waiting_runs() -> int:
+    from runbooks.actions.models import ActionRun, ActionRunStatus
+
+    return ActionRun.objects.filter(status=ActionRunStatus.QUEUED).count()
+
+
+def _count_waiting_runs_for_the_worker_banner() -> None:
+    # console shows "no worker ... M action runs are waiting" but may not import us.
+    from console.liveness import waiting_work_register
+
+    waiting_work_register(count=_count_waiting_runs, singular="action run", plural="action runs")

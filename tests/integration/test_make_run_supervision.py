@@ -9,6 +9,7 @@ from pathlib import Path
 
 import psutil
 import pytest
+import requests
 
 from tests.helpers import wait_for
 
@@ -85,9 +86,41 @@ def test_killing_the_worker_stops_the_stack_and_its_beat(stack):
     assert "worker exited" in stack["log"].read_text()
 
 
+def test_beat_dies_with_its_worker_even_when_nobody_cleans_up(stack):
+    """Outside `make run` (a container whose worker is OOM-killed) no supervisor signals
+    the group: embedded beat must notice its worker is gone by itself."""
+    var = stack["var"]
+    worker = worker_main(var)
+    children = wait_for(lambda: len(worker.children()) >= 2 and worker.children(), timeout=60,
+                        what="the worker's beat and pool processes")  # fmt: skip
+    sup = supervisor(var)
+    sup.suspend()  # the supervisor cannot help
+    try:
+        os.kill(worker.pid, signal.SIGKILL)
+
+        def orphans():
+            return [p for p in children if p.is_running() and p.status() != psutil.STATUS_ZOMBIE]
+
+        try:
+            wait_for(lambda: not orphans(), timeout=30, what="beat and the pool to exit")
+        except AssertionError as exc:
+            raise AssertionError(f"{exc}; still running:\n{describe(orphans())}") from None
+    finally:
+        sup.resume()
+    assert_nothing_survives(var)
+
+
 def test_ctrl_c_leaves_nothing_behind(stack):
     var = stack["var"]
     wait_for(lambda: len(worker_main(var).children()) >= 2, timeout=60, what="beat and pool")
+
+    # Embedded mode (SQLite, filesystem broker): the worker's heartbeat reaches /readyz.
+    def worker_beats():
+        body = requests.get(stack["base"] + "/readyz", timeout=5).json()
+        return body["checks"]["worker"] == "ok" and body
+
+    ready = wait_for(worker_beats, timeout=60, what="the worker's heartbeat")
+    assert ready["workers"]["alive"] == 1
     os.kill(supervisor(var).pid, signal.SIGINT)
     assert_nothing_survives(var)
 

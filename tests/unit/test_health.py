@@ -14,7 +14,11 @@ def test_healthz(client):
 def test_readyz_ok(client):
     r = client.get("/readyz")
     assert r.status_code == 200, r.content
-    assert r.json()["checks"] == {"database": "ok", "broker": "ok"}
+    assert r.json()["checks"] == {
+        "database": "ok",
+        "broker": "ok",
+        "worker": "No worker has been seen yet",  # tests/unit/test_worker_liveness.py
+    }
 
 
 def test_readyz_503_when_the_broker_is_unreachable(client):

@@ -1,0 +1,21 @@
+"""Worker heartbeats, read-only: the workers write them (console.heartbeat)."""
+
+from django.contrib import admin
+
+from console.models import WorkerHeartbeat
+
+
+@admin.register(WorkerHeartbeat)
+class WorkerHeartbeatAdmin(admin.ModelAdmin):
+    list_display = ("hostname", "pid", "started_at", "last_seen", "stopped_at")
+    search_fields = ("hostname",)
+    readonly_fields = list_display
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False

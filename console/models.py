@@ -1,0 +1,22 @@
+"""The console app's own rows: worker liveness (the only state below the domain apps)."""
+
+from django.db import models
+
+
+class WorkerHeartbeat(models.Model):
+    """One row per Celery worker (by hostname), refreshed every few seconds while its
+    consumer runs. Nothing else proves a worker is alive: a queued message just waits."""
+
+    hostname = models.CharField(max_length=255, unique=True)
+    pid = models.PositiveIntegerField()
+    started_at = models.DateTimeField(help_text="When this worker last started consuming.")
+    last_seen = models.DateTimeField(db_index=True, help_text="Its latest heartbeat.")
+    stopped_at = models.DateTimeField(
+        null=True, blank=True, help_text="Set when the worker shut down cleanly."
+    )
+
+    class Meta:
+        ordering = ("-last_seen",)
+
+    def __str__(self) -> str:
+        return self.hostname
