@@ -198,6 +198,10 @@ def _groups_needing_incident(
             inc = loaded.incidents.get(row.incident_id)
             if inc is None or inc.status == IncidentStatus.RESOLVED:
                 continue
+            if inc.grouping_key != keys_of[key]:
+                # Sent under a second groupKey too (routes with `continue: true`): the
+                # alert stays with its incident, so a new one here would stay empty.
+                continue
         wanted.setdefault(keys_of[key], alert)
     return wanted
 

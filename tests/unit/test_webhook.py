@@ -372,3 +372,16 @@ def test_orphan_older_than_the_window_is_not_adopted(post_webhook, settings):
     post_webhook(notification([alert(pod="fresh")]))
     assert Incident.objects.get().alerts.count() == 1
     assert Alert.objects.get(labels__pod="stale").incident is None
+
+
+def test_an_alert_routed_to_two_groups_opens_no_empty_incident(post_webhook):
+    # Two routes with `continue: true` send the same alert under two groupKeys.
+    a = alert()
+    post_webhook(notification([a]))
+    r = post_webhook(notification([a, alert(pod="p-other")], group_key=OTHER_GROUP))
+    assert r.status_code == 200
+    assert Incident.objects.count() == 2
+    for incident in Incident.objects.all():
+        assert incident.alerts.exists(), incident
+    post_webhook(notification([a], group_key='{}:{lws="third"}'))
+    assert Incident.objects.count() == 2  # nothing new: the alert already has one
