@@ -159,10 +159,11 @@ class WebhookReceiptAdmin(admin.ModelAdmin):
     raw_id_fields = ("replay_of",)
 
     def get_queryset(self, request):
-        return super().get_queryset(request).defer("body")  # bodies can be megabytes
+        return super().get_queryset(request).defer("body", "body_raw")  # can be megabytes
 
     def get_readonly_fields(self, request, obj=None):
-        return [f.name for f in self.model._meta.fields]
+        # Raw bytes would show as a memoryview: the receipt page shows them escaped.
+        return [f.name for f in self.model._meta.fields if f.name != "body_raw"]
 
     def has_add_permission(self, request) -> bool:
         return False

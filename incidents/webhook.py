@@ -15,7 +15,6 @@ from django.db import DatabaseError, DataError, IntegrityError, InterfaceError, 
 from django.http import JsonResponse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_exempt
-from django.views.decorators.http import require_POST
 
 from incidents.alertmanager import PayloadError, parse_body
 from incidents.models import ReceiptOutcome
@@ -55,8 +54,11 @@ def _meta(request, raw: bytes) -> ReceiptMeta:
 
 @csrf_exempt  # machine-to-machine, authenticated by the bearer token, no cookies
 @never_cache
-@require_POST
 def alertmanager_webhook(request):
+    if request.method != "POST":  # JSON like every other answer (require_POST's is empty)
+        response = _error(405, f"only POST is allowed, not {request.method[:10]}")
+        response["Allow"] = "POST"
+        return response
     if not _token_ok(request):
         return _error(401, "missing or wrong bearer token (see ALERTMANAGER_TOKEN)")
     limit = settings.WEBHOOK_MAX_BYTES
@@ -65,7 +67,8 @@ def alertmanager_webhook(request):
     except BodyTooLarge:
         return _error(413, f"body is larger than {limit} bytes; lower max_alerts")
     except BodyUnreadable as exc:
-        return _error(400, f"could not read the body: {exc}", field="body")
+        message = f"could not read the body: {exc}"
+        return _reject(_meta(request, exc.partial), message, "body", message)
     meta = _meta(request, raw)
     try:
         payload = parse_body(raw)

@@ -21,7 +21,12 @@ class BodyTooLarge(Exception):
 
 
 class BodyUnreadable(Exception):
-    """The framing is broken, or this server gives us no way to read the body."""
+    """The framing is broken, or this server gives us no way to read the body;
+    `partial` holds what was read, for the receipt."""
+
+    def __init__(self, message: str, partial: bytes = b"") -> None:
+        super().__init__(message)
+        self.partial = partial
 
 
 def read_body(request, limit: int) -> bytes:
@@ -66,7 +71,7 @@ def _dechunk(read, readline, limit: int) -> bytes:
         line = readline(1024)
         size_text = line.split(b";", 1)[0].strip()
         if not line.endswith(b"\n") or not _CHUNK_SIZE.fullmatch(size_text):
-            raise BodyUnreadable(f"malformed chunk size line {line[:40]!r}")
+            raise BodyUnreadable(f"malformed chunk size line {line[:40]!r}", bytes(out))
         size = int(size_text, 16)
         if size == 0:
             break
@@ -74,9 +79,9 @@ def _dechunk(read, readline, limit: int) -> bytes:
             raise BodyTooLarge
         data = read(size)
         if len(data) != size or read(2) != b"\r\n":
-            raise BodyUnreadable("chunked body ended early or a chunk lacks its CRLF")
+            raise BodyUnreadable("a chunk ended early or lacks its CRLF", bytes(out + data))
         out += data
     for _ in range(_MAX_TRAILER_LINES):
         if readline(1024) in (b"\r\n", b"\n", b""):
             return bytes(out)
-    raise BodyUnreadable("too many trailer lines after the last chunk")
+    raise BodyUnreadable("too many trailer lines after the last chunk", bytes(out))

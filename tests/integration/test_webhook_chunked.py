@@ -110,3 +110,25 @@ def test_a_chunked_body_over_the_limit_is_413_and_not_stored(server):
     assert "max_alerts" in data["error"]
     assert not WebhookReceipt.objects.exists()
     assert not Incident.objects.exists()
+
+
+# gunicorn refuses broken framing itself, before Django; the dev server leaves it to us.
+@pytest.mark.parametrize("server", ["runserver"], indirect=True)
+def test_broken_chunk_framing_is_400_with_a_receipt(server):
+    host, port = server.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port)), timeout=20) as s:
+        s.sendall(
+            f"POST /api/v1/alerts/alertmanager HTTP/1.1\r\nHost: {host}\r\n"
+            f"Authorization: Bearer {TOKEN}\r\nTransfer-Encoding: chunked\r\n"
+            'Connection: close\r\n\r\n5\r\n{"al"\r\nzz\r\n'.encode()
+        )
+        s.shutdown(socket.SHUT_WR)
+        answer = b""
+        while data := s.recv(65536):
+            answer += data
+    assert answer.startswith(b"HTTP/1.1 400"), answer[:200]
+    data = json.loads(answer.split(b"\r\n\r\n", 1)[1])
+    assert "chunk" in data["error"]
+    receipt = WebhookReceipt.objects.get(pk=data["receipt"])
+    assert receipt.outcome == ReceiptOutcome.REJECTED
+    assert receipt.body == '{"al"'
