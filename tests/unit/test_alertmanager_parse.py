@@ -131,3 +131,30 @@ def test_unsafe_generator_url_is_dropped():
     a = alert()
     a["generatorURL"] = "javascript:alert(document.cookie)"
     assert parse_payload(notification([a])).alerts[0].generator_url == ""
+
+
+@pytest.mark.parametrize(
+    ("text", "ok"),
+    [
+        ("1970-01-01T00:00:00Z", True),
+        ("1970-01-01T01:00:00+01:00", True),  # the same instant
+        ("1969-12-31T23:59:59.999999999Z", False),
+        ("9998-12-31T23:59:59.999999999Z", True),
+        ("9998-12-31T23:00:00-01:00", False),  # 9999-01-01 in UTC
+    ],
+)
+def test_supported_time_range_edges(text, ok):
+    b = notification([alert()])
+    b["alerts"][0]["startsAt"] = text
+    if ok:
+        assert parse_payload(b).alerts[0].starts_at.tzinfo == UTC
+    else:
+        assert error_of(b).field == "alerts[0].startsAt"
+
+
+def test_a_nul_deep_inside_an_ignored_key_is_named_by_its_path():
+    raw = b'{"alerts": [], "routeLabels": {"a": [1, {"b": "x\\u0000"}]}}'
+    with pytest.raises(PayloadError) as info:
+        parse_body(raw)
+    assert info.value.field == "routeLabels.a[1].b"
+    assert "NUL character at position 1" in info.value.message
