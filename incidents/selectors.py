@@ -5,6 +5,7 @@ from dataclasses import dataclass
 from django.contrib.auth import get_user_model
 from django.db.models import Count, Q, QuerySet
 
+from console.bounds import parse_id
 from incidents.models import (
     Alert,
     AlertStatus,
@@ -60,8 +61,8 @@ def incident_list(*, filters: IncidentFilters) -> QuerySet[Incident]:
     if filters.q:
         text = filters.q
         match = Q(title__icontains=text) | Q(namespace__icontains=text) | Q(runbook__icontains=text)
-        if text.lstrip("#").isdigit():
-            match |= Q(pk=int(text.lstrip("#")))
+        if (incident_id := parse_id(text)) is not None:
+            match |= Q(pk=incident_id)
         qs = qs.filter(match)
     return qs.order_by("-triggered_at", "-id")
 

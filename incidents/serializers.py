@@ -10,6 +10,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from console.bounds import IdField
 from incidents.models import Alert, Incident, IncidentStatus, Severity, TimelineEvent
 from incidents.services.lifecycle import NOTE_MAX_CHARS, REASON_MAX_CHARS
 
@@ -154,7 +155,7 @@ class IncidentListQuerySerializer(serializers.Serializer):
 
 
 class TimelineQuerySerializer(serializers.Serializer):
-    after = serializers.IntegerField(
+    after = IdField(
         required=False,
         min_value=0,
         help_text="Only events with an id greater than this (incremental polling).",

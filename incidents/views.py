@@ -22,6 +22,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import HttpResponseClientRedirect, reswap, retarget, trigger_client_event
 
+from console.bounds import parse_id
 from console.errors import DomainError
 from console.roles import has_any_role
 from incidents import selectors, services
@@ -214,9 +215,9 @@ def incident_alerts(request, pk: int):
 @require_GET
 @console_view("incidents.view_incident")
 def incident_timeline(request, pk: int):
-    after = request.GET.get("after", "")
-    if after.isdigit() and not (
-        selectors.incident_timeline(incident_id=pk, after_id=int(after)).exists()
+    after = parse_id(request.GET.get("after"))
+    if after is not None and not (
+        selectors.incident_timeline(incident_id=pk, after_id=after).exists()
     ):
         return HttpResponse(status=204)  # no new events since the last render
     return render(request, "incidents/_timeline.html", _timeline_context(pk))
@@ -295,9 +296,9 @@ def incident_commander(request, pk: int):
     raw = request.POST.get("commander_id", "").strip()
 
     def call():
-        if raw and not raw.isdigit():
-            raise DomainError(f"Commander id {raw!r} is not a number.", code="invalid")
-        commander_id = int(raw) if raw else None
+        commander_id = parse_id(raw) if raw else None
+        if raw and commander_id is None:
+            raise DomainError(f"Commander id {raw[:30]!r} is not a number.", code="invalid")
         services.incident_commander_set(
             incident_id=pk, actor=request.user, commander_id=commander_id
         )

@@ -2,6 +2,7 @@
 
 from rest_framework import serializers
 
+from console.bounds import BoundedDateField, IdField
 from postmortems.models import (
     OPEN_ITEM_STATUSES,
     ActionItem,
@@ -39,7 +40,7 @@ class SnapshotSerializer(serializers.ModelSerializer):
 
 
 class ActionItemSerializer(serializers.ModelSerializer):
-    owner = serializers.CharField(source="owner.username", default=None)
+    owner = serializers.CharField(source="owner.username", default=None, allow_null=True)
     incident = serializers.IntegerField(source="incident_id")
     postmortem = serializers.IntegerField(source="postmortem_id", allow_null=True)
     overdue = serializers.SerializerMethodField()
@@ -61,7 +62,9 @@ class ActionItemSerializer(serializers.ModelSerializer):
 class PostmortemSerializer(serializers.ModelSerializer):
     incident = serializers.IntegerField(source="incident_id")
     created_by = serializers.CharField(source="created_by.username")
-    published_by = serializers.CharField(source="published_by.username", default=None)
+    published_by = serializers.CharField(
+        source="published_by.username", default=None, allow_null=True
+    )
     timeline = TimelineEntrySerializer(source="entries", many=True)
     snapshots = SnapshotSerializer(many=True)
     action_items = ActionItemSerializer(many=True)
@@ -90,12 +93,12 @@ class PostmortemSerializer(serializers.ModelSerializer):
 class ActionItemWriteSerializer(serializers.Serializer):
     """Create (incident and title required) or change (any subset) an action item."""
 
-    incident = serializers.IntegerField(required=False, min_value=1)
-    postmortem = serializers.IntegerField(required=False, min_value=1, allow_null=True)
+    incident = IdField(required=False)
+    postmortem = IdField(required=False, allow_null=True)
     title = serializers.CharField(required=False, max_length=300)
     description = serializers.CharField(required=False, allow_blank=True, max_length=20_000)
     owner = serializers.CharField(required=False, allow_blank=True, allow_null=True)
-    due_date = serializers.DateField(required=False)
+    due_date = BoundedDateField(required=False)
     priority = serializers.ChoiceField(choices=Priority.choices, required=False)
     category = serializers.ChoiceField(choices=ItemCategory.choices, required=False)
     external_url = serializers.URLField(required=False, allow_blank=True, max_length=500)
@@ -110,5 +113,5 @@ class ActionItemQuerySerializer(serializers.Serializer):
     category = serializers.ChoiceField(
         choices=ItemCategory.choices, required=False, allow_blank=True
     )
-    incident = serializers.IntegerField(required=False, min_value=1)
+    incident = IdField(required=False)
     overdue = serializers.BooleanField(required=False, default=False)

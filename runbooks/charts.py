@@ -21,6 +21,10 @@ from runbooks.schema import Runbook, Signal
 from runbooks.triage import incident_alerts_firing_first, incident_labels, incident_runbook
 
 LEAD_IN = timedelta(minutes=15)  # the window starts this long before impact
+# An alert may say it started in year 1 or 9999 (Alertmanager passes on what it is given):
+# the window stays within a year before its end, after the Unix epoch and before now.
+MAX_WINDOW = timedelta(days=366)
+FLOOR = datetime(1970, 1, 1, tzinfo=UTC) + MAX_WINDOW + LEAD_IN
 TARGET_POINTS = 120
 MIN_STEP_SECONDS = 5
 MAX_SERIES = 10  # per chart; more lines are unreadable anyway
@@ -69,10 +73,14 @@ def incident_window(
 ) -> tuple[datetime, datetime, int]:
     """From impact (or detection, whichever is earlier) minus the lead-in, to resolution
     (plus `tail`, never past now) or now; a step that gives about TARGET_POINTS points."""
-    begin = min(t for t in (incident.started_at, incident.triggered_at) if t is not None)
-    start = begin - LEAD_IN
     now = timezone.now()
-    end = min(incident.resolved_at + tail, now) if incident.resolved_at else now
+
+    def clamp(moment: datetime) -> datetime:
+        return min(max(moment, FLOOR), now)
+
+    begin = clamp(min(t for t in (incident.started_at, incident.triggered_at) if t is not None))
+    end = min(clamp(incident.resolved_at) + tail, now) if incident.resolved_at else now
+    start = max(begin, end - MAX_WINDOW) - LEAD_IN
     if end <= start:
         end = start + LEAD_IN
     step = max(MIN_STEP_SECONDS, math.ceil((end - start).total_seconds() / TARGET_POINTS))

@@ -12,17 +12,11 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from django.conf import settings
 from django.utils import timezone
 
+from console.bounds import DATE_RANGE_MESSAGE, clamp_date, parse_date
 from postmortems.models import ItemCategory
 
 DEFAULT_DAYS = 180
 MAX_DAYS = 5 * 366  # weekly buckets stay in the hundreds
-
-
-def _parse_date(value: str | None) -> date | None:
-    try:
-        return date.fromisoformat((value or "").strip()) if value else None
-    except ValueError:
-        return None
 
 
 @dataclass(frozen=True)
@@ -46,10 +40,14 @@ class ReportFilters:
             errors.append(f"Unknown time zone {tz[:60]!r}: using {settings.TIME_ZONE}.")
             tz = ""
         today = now.astimezone(ZoneInfo(tz or settings.TIME_ZONE)).date()
-        start, end = _parse_date(params.get("start")), _parse_date(params.get("end"))
+        start, end = parse_date(params.get("start")), parse_date(params.get("end"))
         for name in ("start", "end"):
             if params.get(name) and (start if name == "start" else end) is None:
                 errors.append(f"The {name} date must look like 2026-01-31: using the default.")
+        # Year 1 or 9999 would overflow the range's day and week arithmetic: clamp.
+        if any(d is not None and clamp_date(d) != d for d in (start, end)):
+            errors.append(f"{DATE_RANGE_MESSAGE} Moved the range inside them.")
+            start, end = (clamp_date(d) if d else None for d in (start, end))
         end = end or today
         start = start or end - timedelta(days=DEFAULT_DAYS - 1)
         if start > end:

@@ -17,6 +17,7 @@ from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import HttpResponseClientRefresh
 
+from console.bounds import parse_id
 from console.errors import DomainError
 from incidents.models import Incident, IncidentStatus
 from incidents.views import console_view
@@ -287,7 +288,7 @@ def section_save(request, pk: int, section: str):
         services.postmortem_update(
             postmortem_id=pk,
             actor=request.user,
-            version=int(version) if version.isdigit() else 0,  # 0: refused as stale
+            version=parse_id(version) or 0,  # 0: refused as stale
             changes={section: text},
         )
     except (PermissionDenied, DomainError) as exc:

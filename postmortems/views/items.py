@@ -11,6 +11,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
 
+from console.bounds import parse_id
 from console.errors import DomainError
 from incidents.views import console_view
 from postmortems import selectors, services
@@ -129,9 +130,9 @@ def item_list(request):
     items = selectors.action_item_list(
         status=status, owner=owner, category=category, overdue=overdue, today=today
     )
-    focus = request.GET.get("item", "")
-    if focus.isdigit():  # a notification's link: just that item
-        items = items.filter(pk=int(focus))
+    focus = parse_id(request.GET.get("item"))
+    if focus is not None:  # a notification's link: just that item
+        items = items.filter(pk=focus)
     page = Paginator(items, ITEMS_PER_PAGE).get_page(request.GET.get("page"))
     context = {
         "page": page,
@@ -140,7 +141,7 @@ def item_list(request):
         "category": category,
         "owner": owner,
         "overdue": overdue,
-        "focus": focus if focus.isdigit() else "",
+        "focus": focus or "",
         "filtered": bool(status or category or owner or overdue or focus),
         "users": active_users(),
         "can_manage": request.user.has_perm(MANAGE),

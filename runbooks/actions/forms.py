@@ -12,6 +12,7 @@ import json
 import re
 from typing import Any
 
+from console.bounds import parse_id
 from console.errors import DomainError
 from incidents.models import Incident
 from runbooks.placeholders import PLACEHOLDER, fill_params, missing
@@ -69,9 +70,10 @@ def recommended_action(incident: Incident, index: str) -> dict[str, Any]:
     runbook = incident_runbook(incident, alerts)
     if runbook is None:
         raise DomainError("This incident has no runbook, so it has no recommended actions.")
-    if not str(index).isdigit() or int(index) >= len(runbook.emergency_actions):
+    number = parse_id(index) if not str(index).startswith("#") else None
+    if number is None or number >= len(runbook.emergency_actions):
         raise DomainError(f"The runbook {runbook.slug} has no action number {index[:10]!r}.")
-    action = runbook.emergency_actions[int(index)]
+    action = runbook.emergency_actions[number]
     labels = incident_labels(incident, alerts)
     params = {k: _fill_known(v, labels) for k, v in action.params.items()}
     return {"kind": action.kind, "title": action.title, "why": action.why, "params": params}

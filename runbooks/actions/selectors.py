@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from django.db.models import Prefetch, QuerySet
 
+from console.bounds import parse_id
 from runbooks.actions.models import ActionRun, ActionRunEvent, ActionRunStatus, ConfigRevision
 
 
@@ -19,9 +20,8 @@ class RunFilters:
 
     @classmethod
     def from_params(cls, params) -> RunFilters:
-        incident = str(params.get("incident") or "").strip()
         return cls(
-            incident=int(incident) if incident.isdigit() else None,
+            incident=parse_id(params.get("incident")),
             status=(params.get("status") or "").strip(),
             kind=(params.get("kind") or "").strip(),
             target=(params.get("target") or "").strip()[:200],

@@ -2,6 +2,7 @@
 
 from rest_framework import serializers
 
+from console.bounds import IdField
 from runbooks.actions.models import ActionRun, ActionRunEvent, ActionRunStatus
 
 KIND_CHOICES = (
@@ -41,7 +42,7 @@ class UndoInputSerializer(serializers.Serializer):
 
 
 class ActionRunEventSerializer(serializers.ModelSerializer):
-    actor = serializers.CharField(source="actor.username", default=None)
+    actor = serializers.CharField(source="actor.username", default=None, allow_null=True)
 
     class Meta:
         model = ActionRunEvent
@@ -51,7 +52,7 @@ class ActionRunEventSerializer(serializers.ModelSerializer):
 class ActionRunSerializer(serializers.ModelSerializer):
     incident = serializers.IntegerField(source="incident_id")
     requested_by = serializers.CharField(source="requested_by.username")
-    decided_by = serializers.CharField(source="decided_by.username", default=None)
+    decided_by = serializers.CharField(source="decided_by.username", default=None, allow_null=True)
     undo_of = serializers.IntegerField(source="undo_of_id", allow_null=True)
     active = serializers.BooleanField(source="is_active")
     status = serializers.ChoiceField(choices=ActionRunStatus.choices)
@@ -110,7 +111,7 @@ class ActionPreviewSerializer(serializers.Serializer):
 
 
 class ActionListQuerySerializer(serializers.Serializer):
-    incident = serializers.IntegerField(required=False, min_value=1)
+    incident = IdField(required=False)
     status = serializers.ChoiceField(
         choices=STATUS_FILTER_CHOICES, required=False, allow_blank=True
     )
