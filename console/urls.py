@@ -34,3 +34,6 @@ urlpatterns = [
     path("postmortems/", include("postmortems.urls")),
     path("", include("incidents.urls")),
 ]
+
+# JSON under /api/ (an unmatched API URL, e.g. a negative id), the HTML page elsewhere.
+handler404 = "console.api_errors.not_found"

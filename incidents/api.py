@@ -65,7 +65,11 @@ E409 = OpenApiResponse(
     description="The change was refused in the incident's current state "
     "(e.g. resolving an incident that is already resolved).",
 )
+E404_PAGE = OpenApiResponse(
+    ErrorSerializer, description="No such page: `?page=` is past the last page or not a number."
+)
 READ_ERRORS = {401: E401, 403: E403}
+LIST_ERRORS = {400: E400, 404: E404_PAGE, **READ_ERRORS}
 ITEM_READ_ERRORS = {**READ_ERRORS, 404: E404}
 ITEM_WRITE_ERRORS = {**ITEM_READ_ERRORS, 409: E409}
 WRITE_ERRORS = {400: E400, **ITEM_WRITE_ERRORS}
@@ -90,8 +94,10 @@ def _body(serializer_class, request) -> dict:
 class IncidentApi(GenericAPIView):
     # Base for the incident views (a comment, not a docstring: docstrings become the
     # operation descriptions in the schema). The API speaks JSON only, and a service's
-    # "not_found" refusal is a 404 rather than a 409.
+    # "not_found" refusal is a 404 rather than a 409. No OPTIONS: DRF's metadata answer
+    # needs a serializer_class these views do not have (it was a 500); now a JSON 405.
     parser_classes = [JSONParser]
+    metadata_class = None
 
     def handle_exception(self, exc):
         if isinstance(exc, DomainError) and exc.code == "not_found":
@@ -108,7 +114,7 @@ class IncidentListApi(IncidentApi):
         operation_id="incidents_list",
         summary="List incidents, newest first",
         parameters=[IncidentListQuerySerializer],
-        responses={200: IncidentSerializer(many=True), 400: E400, **READ_ERRORS},
+        responses={200: IncidentSerializer(many=True), **LIST_ERRORS},
     )
     def get(self, request):
         query = IncidentListQuerySerializer(data=request.query_params)
@@ -398,7 +404,7 @@ def schema_add_alertmanager_webhook(result, generator, request, public, **kwargs
                     refused,
                 ),
                 "401": _json_response("Missing or wrong bearer token.", refused),
-                "405": {"description": "Only POST is allowed."},
+                "405": _json_response("Only POST is allowed.", refused),
                 "413": _json_response("Body larger than WEBHOOK_MAX_BYTES.", refused),
                 "503": _json_response(
                     "Database unavailable; Alertmanager retries, so nothing is lost.", refused

@@ -16,7 +16,7 @@ from incidents.api import (
     ID_PARAM,
     ITEM_READ_ERRORS,
     ITEM_WRITE_ERRORS,
-    READ_ERRORS,
+    LIST_ERRORS,
     IncidentApi,
 )
 from postmortems import selectors, services
@@ -121,7 +121,7 @@ class ActionItemListApi(IncidentApi):
         operation_id="action_items_list",
         summary="List action items",
         parameters=[ActionItemQuerySerializer],
-        responses={200: ActionItemSerializer(many=True), 400: E400, **READ_ERRORS},
+        responses={200: ActionItemSerializer(many=True), **LIST_ERRORS},
     )
     def get(self, request):
         query = ActionItemQuerySerializer(data=request.query_params)

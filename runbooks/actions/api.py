@@ -16,7 +16,7 @@ from incidents.api import (
     ID_PARAM,
     ITEM_READ_ERRORS,
     ITEM_WRITE_ERRORS,
-    READ_ERRORS,
+    LIST_ERRORS,
     IncidentApi,
     _body,
 )
@@ -54,7 +54,7 @@ class ActionRunListApi(IncidentApi):
         operation_id="actions_list",
         summary="List action runs",
         parameters=[ActionListQuerySerializer],
-        responses={200: ActionRunSerializer(many=True), 400: E400, **READ_ERRORS},
+        responses={200: ActionRunSerializer(many=True), **LIST_ERRORS},
     )
     def get(self, request):
         query = ActionListQuerySerializer(data=request.query_params)
@@ -70,6 +70,8 @@ class ActionRunListApi(IncidentApi):
 class IncidentActionsApi(IncidentApi):
     """The incident's action runs (GET) or a new one (POST). POST with a key already used
     by the same person answers that run (200) instead of creating another (201)."""
+
+    pagination_class = None  # every run of one incident, a plain list (as the schema says)
 
     def get_permissions(self):
         perm = policy.REQUEST if self.request.method == "POST" else policy.VIEW
