@@ -72,7 +72,9 @@ def ingest(post_webhook):
     """Deliver one Alertmanager notification for a group; return its incident id."""
 
     def _ingest(group: str = "g1", *, pods: int = 1, **alert_kw) -> int:
-        alerts = [alert(pod=f"vllm-chat-{i}", **alert_kw) for i in range(pods)]
+        # A label per group: the same alert sent under two groups belongs to the first.
+        labels = {"route": group, **alert_kw.pop("extra_labels", {})}
+        alerts = [alert(pod=f"vllm-chat-{i}", extra_labels=labels, **alert_kw) for i in range(pods)]
         kw = {"alertname": alert_kw["alertname"]} if "alertname" in alert_kw else {}
         r = post_webhook(notification(alerts, group_key=group, **kw))
         assert r.status_code == 200, r.content
