@@ -15,12 +15,6 @@ pytestmark = pytest.mark.django_db
 SCALE = {"namespace": "llm-serving", "lws": "vllm-chat", "replicas_delta": 2}
 
 
-@pytest.fixture(autouse=True)
-def no_kubernetes(settings, monkeypatch):
-    settings.KUBECONFIG = ""
-    monkeypatch.delenv("KUBERNETES_SERVICE_HOST", raising=False)
-
-
 @pytest.fixture
 def api_as(make_user):
     def _as(role, username=None) -> APIClient:

@@ -26,12 +26,6 @@ ROUTER = {"namespace": PROD, "revision": "before_incident"}
 CORDON = {"node": "gpu-node-3", "reason": "double-bit ECC errors"}
 
 
-@pytest.fixture(autouse=True)
-def no_kubernetes(settings, monkeypatch):
-    settings.KUBECONFIG = ""
-    monkeypatch.delenv("KUBERNETES_SERVICE_HOST", raising=False)
-
-
 @pytest.fixture
 def people(make_user):
     return {

@@ -20,12 +20,6 @@ HTMX = {"HTTP_HX_REQUEST": "true"}
 SCALE = {"namespace": "llm-serving", "lws": "vllm-chat", "replicas_delta": 2}
 
 
-@pytest.fixture(autouse=True)
-def no_kubernetes(settings, monkeypatch):
-    settings.KUBECONFIG = ""
-    monkeypatch.delenv("KUBERNETES_SERVICE_HOST", raising=False)
-
-
 def login(make_user, name, role) -> Client:
     client = Client()
     user = make_user(name, role)

@@ -18,12 +18,6 @@ S = ActionRunStatus
 SCALE = {"namespace": "llm-serving", "lws": "vllm-chat", "replicas_delta": 2}
 
 
-@pytest.fixture(autouse=True)
-def no_kubernetes(settings, monkeypatch):
-    settings.KUBECONFIG = ""
-    monkeypatch.delenv("KUBERNETES_SERVICE_HOST", raising=False)
-
-
 @pytest.fixture
 def people(make_user):
     return {

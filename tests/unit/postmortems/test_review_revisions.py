@@ -11,7 +11,6 @@ from django.core.exceptions import PermissionDenied
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from console import roles
 from console.errors import DomainError
 from incidents import services as incident_services
 from incidents.models import TimelineEvent
@@ -20,16 +19,6 @@ from postmortems.models import Notification, Postmortem, PostmortemEdit, Reviewe
 from tests.factories import IncidentFactory
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def people(make_user):
-    return {
-        "rita": make_user("rita", roles.RESPONDER),
-        "cara": make_user("cara", roles.COMMANDER),
-        "cole": make_user("cole", roles.COMMANDER),
-        "ada": make_user("ada", roles.ADMIN),
-    }
 
 
 @pytest.fixture

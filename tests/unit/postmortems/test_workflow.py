@@ -10,7 +10,6 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 from django.core.exceptions import PermissionDenied
 
-from console import roles
 from console.errors import DomainError
 from incidents.models import TimelineEvent
 from postmortems import services
@@ -18,17 +17,6 @@ from postmortems.models import ActionItem, Notification, PostmortemEdit
 from tests.factories import IncidentFactory
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def people(make_user):
-    return {
-        "vic": make_user("vic", roles.VIEWER),
-        "rita": make_user("rita", roles.RESPONDER),
-        "cara": make_user("cara", roles.COMMANDER),
-        "cole": make_user("cole", roles.COMMANDER),
-        "ada": make_user("ada", roles.ADMIN),
-    }
 
 
 @pytest.fixture
