@@ -1,4 +1,4 @@
-"""python -m simulator serve | inject <slug> | clear [slug] | status [--json]
+"""python -m simulator serve | inject <slug> | clear [slug] | reset | status [--json]
 
 `serve` runs the simulator (a test double for a vLLM fleet on Kubernetes); the other
 commands talk to a running one over HTTP (--url, default http://127.0.0.1:9400).
@@ -63,6 +63,11 @@ def main(argv: list[str] | None = None) -> None:
         p = sub.add_parser(name, help=helptext)
         p.add_argument("slug", nargs="?" if name == "clear" else None)
         p.add_argument("--url", default=DEFAULT_URL)
+    reset = sub.add_parser(
+        "reset", help="back to the baseline: replicas, templates, labels, ConfigMaps, "
+        "cordons and taints, counters; no scenario or API fault active"
+    )  # fmt: skip
+    reset.add_argument("--url", default=DEFAULT_URL)
     status = sub.add_parser("status", help="fleet state and active scenarios")
     status.add_argument("--json", action="store_true")
     status.add_argument("--url", default=DEFAULT_URL)
@@ -79,6 +84,8 @@ def main(argv: list[str] | None = None) -> None:
     elif args.command == "clear":
         path = f"/sim/clear/{args.slug}" if args.slug else "/sim/clear"
         print(json.dumps(_call(args.url, "POST", path)))
+    elif args.command == "reset":
+        print(json.dumps(_call(args.url, "POST", "/sim/reset")))
     else:
         data = _call(args.url, "GET", "/sim/status")
         if args.json:

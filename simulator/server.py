@@ -1,5 +1,5 @@
 """One HTTP server for the whole simulator: /metrics, the Kubernetes API under /api and
-/apis, and the scenario controls under /sim (inject, clear, status, history).
+/apis, and the scenario controls under /sim (inject, clear, reset, status, history, faults).
 
 The fleet ticks in a background thread; `speed` simulated seconds pass per real second
 (tests run faster than real time).
@@ -21,6 +21,7 @@ from simulator.k8s_auth import token_for
 from simulator.k8s_errors import ApiError
 from simulator.kubeconfig import write_kubeconfig
 from simulator.objects import new_cluster
+from simulator.reset import simulator_reset
 from simulator.scenarios import SCENARIOS
 
 log = logging.getLogger("simulator")
@@ -35,6 +36,7 @@ class Simulator:
         self.api = KubeApi(self.store, self.tokens)
         self.faults = Faults(self.store)
         self.speed = speed
+        self.seed, self.startup_delay_s = seed, startup_delay_s
         self.lock = threading.Lock()
         self._stop = threading.Event()
         with self.lock:
@@ -82,6 +84,10 @@ class Simulator:
             except ValueError as exc:
                 return 400, {"error": str(exc)}
             return 200, {"injected": parts[1]}
+        if method == "POST" and parts == ["reset"]:
+            with self.lock:
+                simulator_reset(self)
+            return 200, {"reset": True, "scenarios": sorted(SCENARIOS)}
         if method == "POST" and parts[:1] == ["clear"] and len(parts) <= 2:
             slug = parts[1] if len(parts) == 2 else None
             try:
