@@ -25,6 +25,8 @@ _VIEW = (
     "incidents.view_alert",
     "incidents.view_timelineevent",
     "runbooks.view_actionrun",
+    "runbooks.view_drillplan",
+    "runbooks.view_drillrun",
     "postmortems.view_postmortem",
     "postmortems.view_actionitem",
 )
@@ -44,6 +46,7 @@ _COMMAND = (
     "incidents.view_webhookreceipt",
     "incidents.replay_webhookreceipt",
     "runbooks.approve_actionrun",
+    "runbooks.run_drill",
     "postmortems.review_postmortem",
     "postmortems.publish_postmortem",
 )

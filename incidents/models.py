@@ -59,6 +59,8 @@ class Incident(models.Model):
     reopened_at = models.DateTimeField(null=True, blank=True)
     reopen_count = models.PositiveIntegerField(default=0)
     last_alert_at = models.DateTimeField(null=True, blank=True)
+    # A rehearsal (chaos drill): flagged everywhere, left out of reports and MTTx by default.
+    is_drill = models.BooleanField(default=False, db_index=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -159,6 +161,7 @@ class TimelineEventType(models.TextChoices):
     ACTION = "action", "Action"
     POSTMORTEM = "postmortem", "Postmortem"
     ACTION_ITEM = "action_item", "Action item"
+    DRILL = "drill", "Drill"
 
 
 class TimelineEvent(AppendOnlyModel):

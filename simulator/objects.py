@@ -55,7 +55,12 @@ def leaderworkerset(name: str, replicas: int, size: int, extra: str) -> dict:
     return {
         "apiVersion": "leaderworkerset.x-k8s.io/v1",
         "kind": "LeaderWorkerSet",
-        "metadata": {"name": name, "namespace": NAMESPACE, "labels": {"app": name}},
+        "metadata": {
+            "name": name,
+            "namespace": NAMESPACE,
+            # The console runs chaos drills only against LWS labelled as drill targets.
+            "labels": {"app": name, "console.llm/drill-target": "true"},
+        },
         "spec": {
             "replicas": replicas,
             "startupPolicy": "LeaderCreated",
