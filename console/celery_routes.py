@@ -23,6 +23,8 @@ TASK_ROUTES = {
     "runbooks.tasks.config_revisions_capture": {"queue": "default"},
     "postmortems.tasks.postmortem_draft": {"queue": "default"},
     "postmortems.tasks.action_items_remind_overdue": {"queue": "default"},
+    "readiness.tasks.checklist_verify": {"queue": "default"},
+    "readiness.tasks.checklists_refresh": {"queue": "default"},
 }
 
 BEAT_SCHEDULE = {
@@ -41,5 +43,9 @@ BEAT_SCHEDULE = {
     "capture-config-revisions": {
         "task": "runbooks.tasks.config_revisions_capture",
         "schedule": timedelta(seconds=30),
+    },
+    "refresh-readiness-checklists": {
+        "task": "readiness.tasks.checklists_refresh",
+        "schedule": timedelta(minutes=15),  # the pages read the stored result, never the cluster
     },
 }

@@ -29,6 +29,7 @@ _VIEW = (
     "runbooks.view_drillrun",
     "postmortems.view_postmortem",
     "postmortems.view_actionitem",
+    "readiness.view_deployment",
 )
 _RESPOND = (
     "incidents.acknowledge_incident",
@@ -38,6 +39,7 @@ _RESPOND = (
     "runbooks.request_actionrun",
     "postmortems.draft_postmortem",
     "postmortems.manage_actionitem",
+    "readiness.verify_deployment",
 )
 _COMMAND = (
     "incidents.resolve_incident",
@@ -49,6 +51,7 @@ _COMMAND = (
     "runbooks.run_drill",
     "postmortems.review_postmortem",
     "postmortems.publish_postmortem",
+    "readiness.signoff_deployment",
 )
 _ADMIN = (
     "incidents.change_incident",

@@ -65,6 +65,7 @@ INSTALLED_APPS = [
     "incidents",
     "runbooks",
     "postmortems",
+    "readiness",
 ]
 
 MIDDLEWARE = [

@@ -21,6 +21,7 @@ urlpatterns = [
     path("api/v1/", include("postmortems.api_urls")),
     path("api/v1/", include("runbooks.api_urls")),
     path("api/v1/", include("incidents.api_urls")),
+    path("api/v1/", include("readiness.api_urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     # The split view serves Swagger's init code as a script file: no inline script (CSP).
     path(
@@ -32,6 +33,7 @@ urlpatterns = [
     ),
     path("runbooks/", include("runbooks.urls")),
     path("postmortems/", include("postmortems.urls")),
+    path("readiness/", include("readiness.urls")),
     path("", include("incidents.urls")),
 ]
 

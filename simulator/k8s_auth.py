@@ -23,8 +23,9 @@ READ_ONLY_USER = "system:serviceaccount:llm-serving:read-only"
 _WORKER_PERMISSIONS = {
     # Exactly deploy/k8s/rbac.yaml (runbooks/actions/permissions.py REQUIRED; a unit test
     # keeps the three in step), so a missing grant fails here as it would in a cluster.
-    # scale_lws (scale subresource), set_enforce_eager and restart_lws_group (the LWS)
-    *(f"{verb} leaderworkersets" for verb in ("get", "patch")),
+    # scale_lws (scale subresource), set_enforce_eager and restart_lws_group (the LWS);
+    # list: the pre-launch checklist finds the deployments it verifies
+    *(f"{verb} leaderworkersets" for verb in ("get", "list", "patch")),
     *(f"{verb} leaderworkersets/scale" for verb in ("get", "patch")),
     # rollback_router_config, update_gateway_limits
     *(f"{verb} configmaps" for verb in ("get", "patch")),

@@ -37,14 +37,49 @@ def vllm_command(extra: str) -> str:
     )
 
 
+# The NCCL watchdog: a hung collective aborts (and the group restarts) instead of hanging.
+NCCL_ENV = [
+    {"name": "TORCH_NCCL_ASYNC_ERROR_HANDLING", "value": "1"},
+    {"name": "TORCH_NCCL_HEARTBEAT_TIMEOUT_SEC", "value": "600"},
+]
+# Pools hardened for launch: zone spread and an endpoint-drain preStop on the leader. The
+# others lack them, so the pre-launch checklist has something to fail on.
+HARDENED_POOLS = ("vllm-chat",)
+
+
 def _container(name: str, command: str) -> dict:
     return {
         "name": name,
         "image": "vllm/vllm-openai:v0.11.0",
         "command": ["sh", "-c", command],
+        "env": [dict(e) for e in NCCL_ENV],
         "resources": {"limits": {"nvidia.com/gpu": str(GPUS_PER_NODE)}},
         "ports": [{"containerPort": 8080}],
     }
+
+
+def _leader_spec(name: str, command: str) -> dict:
+    container = _container("vllm", command)
+    # Ready only once the model is loaded: /health answers 200 after the weights are in.
+    container["readinessProbe"] = {
+        "httpGet": {"path": "/health", "port": 8080},
+        "initialDelaySeconds": 120,
+        "periodSeconds": 10,
+        "failureThreshold": 30,
+    }
+    spec: dict = {"containers": [container], "terminationGracePeriodSeconds": 120}
+    if name in HARDENED_POOLS:
+        # Leave the endpoints before SIGTERM, then vLLM finishes in-flight requests.
+        container["lifecycle"] = {"preStop": {"exec": {"command": ["sh", "-c", "sleep 15"]}}}
+        spec["topologySpreadConstraints"] = [
+            {
+                "maxSkew": 1,
+                "topologyKey": "topology.kubernetes.io/zone",
+                "whenUnsatisfiable": "ScheduleAnyway",
+                "labelSelector": {"matchLabels": {LWS_NAME_LABEL: name, "role": "leader"}},
+            }
+        ]
+    return spec
 
 
 def leaderworkerset(name: str, replicas: int, size: int, extra: str) -> dict:
@@ -73,7 +108,7 @@ def leaderworkerset(name: str, replicas: int, size: int, extra: str) -> dict:
                 "restartPolicy": "RecreateGroupOnPodRestart",
                 "leaderTemplate": {
                     "metadata": {"labels": {"role": "leader"}},
-                    "spec": {"containers": [_container("vllm", vllm_command(extra))]},
+                    "spec": _leader_spec(name, vllm_command(extra)),
                 },
                 "workerTemplate": {"spec": {"containers": [_container("vllm", worker_cmd)]}},
             },
@@ -96,6 +131,8 @@ def router_config(routing_logic: str = "prefixaware", canary_weight: int = 0) ->
         "routing_logic": routing_logic,
         "session_key": "x-user-id",
         "model_versions": {"v1": 100 - canary_weight, "v2-canary": canary_weight},
+        # When the routing logic's state is lost (e.g. the KV index), spread round-robin.
+        "fallback_routing_logic": "roundrobin",
     }
     return {
         "apiVersion": "v1",

@@ -37,6 +37,7 @@ class Permission:
 REQUIRED: tuple[Permission, ...] = (
     Permission("get", LWS_GROUP, "leaderworkersets", used_by="set_enforce_eager, restart, scale"),
     Permission("patch", LWS_GROUP, "leaderworkersets", used_by="set_enforce_eager"),
+    Permission("list", LWS_GROUP, "leaderworkersets", used_by="readiness checklist (find LWS)"),
     Permission("get", LWS_GROUP, "leaderworkersets", "scale", used_by="scale_lws"),
     Permission("patch", LWS_GROUP, "leaderworkersets", "scale", used_by="scale_lws"),
     Permission("get", "", "configmaps", used_by="rollback_router_config, gateway limits"),

@@ -1,0 +1,140 @@
+"""Deployments (namespace + LeaderWorkerSet), their verification runs with one stored
+result per item, and the append-only history of sign-offs."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+from console.append_only import AppendOnlyModel
+from readiness.items import ITEMS
+
+
+class ItemState(models.TextChoices):
+    VERIFIED = "verified", "Verified"
+    SIGNED_OFF = "signed_off", "Signed off"
+    FAILING = "failing", "Failing"
+    EXPIRED = "expired", "Expired"
+    UNKNOWN = "unknown", "Unknown"
+
+
+ITEM_CHOICES = [(i.key, i.title) for i in ITEMS]
+
+
+class Deployment(models.Model):
+    """One LeaderWorkerSet the console found in the cluster. Kept when it disappears
+    (`present` False) so its sign-off history is not lost."""
+
+    namespace = models.CharField(max_length=253)
+    lws = models.CharField(max_length=253)
+    first_seen_at = models.DateTimeField()
+    last_seen_at = models.DateTimeField()
+    present = models.BooleanField(default=True)
+    # The newest finished verification: the pages read it without asking Kubernetes.
+    last_verification = models.ForeignKey(
+        "Verification", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+
+    class Meta:
+        ordering = ["namespace", "lws"]
+        constraints = [
+            models.UniqueConstraint(fields=["namespace", "lws"], name="readiness_one_per_lws")
+        ]
+        permissions = [
+            ("verify_deployment", "Can run the checklist verification of a deployment"),
+            ("signoff_deployment", "Can sign off checklist items of a deployment"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.namespace}/{self.lws}"
+
+
+class VerificationStatus(models.TextChoices):
+    QUEUED = "queued", "Queued"
+    RUNNING = "running", "Running"
+    DONE = "done", "Done"
+    FAILED = "failed", "Failed"
+
+
+ACTIVE_VERIFICATION = (VerificationStatus.QUEUED, VerificationStatus.RUNNING)
+
+
+class Verification(models.Model):
+    """One pass over the verifiable items of a deployment, on the worker."""
+
+    deployment = models.ForeignKey(
+        Deployment, on_delete=models.CASCADE, related_name="verifications"
+    )
+    status = models.CharField(
+        max_length=10, choices=VerificationStatus.choices, default=VerificationStatus.QUEUED
+    )
+    trigger = models.CharField(max_length=10, default="schedule")  # "schedule" | "button"
+    requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    requested_at = models.DateTimeField()
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    error = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["-requested_at", "-id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["deployment"],
+                condition=Q(status__in=[s.value for s in ACTIVE_VERIFICATION]),
+                name="readiness_one_active_verification",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"verification #{self.pk} of deployment #{self.deployment_id} ({self.status})"
+
+    @property
+    def is_active(self) -> bool:
+        return self.status in ACTIVE_VERIFICATION
+
+
+class ItemCheck(AppendOnlyModel):
+    """What one verification found for one item, with the evidence shown on the page."""
+
+    verification = models.ForeignKey(Verification, on_delete=models.CASCADE, related_name="checks")
+    item = models.CharField(max_length=32, choices=ITEM_CHOICES)
+    state = models.CharField(max_length=10, choices=ItemState.choices)
+    summary = models.CharField(max_length=500)
+    evidence = models.JSONField(default=list, blank=True)  # lines a person reads
+    source = models.CharField(max_length=20)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["verification", "item"], name="readiness_check_once")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.item}: {self.state}"
+
+
+class SignOffAction(models.TextChoices):
+    SIGN_OFF = "sign_off", "Signed off"
+    REVOKE = "revoke", "Revoked"
+
+
+class SignOff(AppendOnlyModel):
+    """A commander's word that an item holds, until `expires_on`; or its revocation. The
+    newest row per (deployment, item) is the item's state; older rows are the history."""
+
+    deployment = models.ForeignKey(Deployment, on_delete=models.PROTECT, related_name="signoffs")
+    item = models.CharField(max_length=32, choices=ITEM_CHOICES)
+    action = models.CharField(max_length=10, choices=SignOffAction.choices)
+    by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    at = models.DateTimeField()
+    note = models.CharField(max_length=1000)
+    expires_on = models.DateField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-at", "-id"]
+        indexes = [models.Index(fields=["deployment", "item", "at"])]
+
+    def __str__(self) -> str:
+        return f"{self.item} {self.action} by {self.by_id} at {self.at:%Y-%m-%d}"

@@ -1,0 +1,138 @@
+"""Reads shared by the checklist pages and the API, each with a fixed number of queries
+whatever the number of deployments, items or sign-offs."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from django.db.models import Prefetch
+from django.utils import timezone
+
+from console.bounds import MAX_ID
+from readiness import status
+from readiness.items import ITEMS, Item
+from readiness.models import (
+    ACTIVE_VERIFICATION,
+    Deployment,
+    ItemCheck,
+    ItemState,
+    SignOff,
+    Verification,
+)
+
+
+@dataclass
+class ItemRow:
+    item: Item
+    state: str
+    rag: str
+    summary: str
+    evidence: list[str]
+    checked_at: datetime | None  # when the console looked, or when a person signed
+    signoff: SignOff | None = None
+    history: list[SignOff] = field(default_factory=list)
+
+    @property
+    def state_label(self) -> str:
+        return ItemState(self.state).label
+
+
+@dataclass
+class Checklist:
+    deployment: Deployment
+    rows: list[ItemRow]
+    rag: str
+    verification: Verification | None  # the one the rows come from
+    active: Verification | None  # queued or running now
+
+    @property
+    def counts(self) -> dict[str, int]:
+        return {rag: sum(r.rag == rag for r in self.rows) for rag in ("green", "amber", "red")}
+
+
+def _rows(deployment: Deployment, checks: list[ItemCheck], signoffs: list[SignOff], today):
+    by_item = {c.item: c for c in checks}
+    history: dict[str, list[SignOff]] = {}
+    for s in signoffs:  # newest first
+        history.setdefault(s.item, []).append(s)
+    checked_at = deployment.last_verification.finished_at if deployment.last_verification else None
+    rows = []
+    for item in ITEMS:
+        if item.verified_by_console:
+            check = by_item.get(item.key)
+            if check is None:
+                state, summary, evidence = ItemState.UNKNOWN, "Not verified yet.", []
+            else:
+                state, summary, evidence = check.state, check.summary, check.evidence
+            rows.append(
+                ItemRow(item, state, status.RAG_OF_STATE[state], summary, evidence, checked_at)
+            )
+        else:
+            past = history.get(item.key, [])
+            latest = past[0] if past else None
+            state, summary = status.signoff_state(latest, today)
+            evidence = [latest.note] if latest else []
+            rows.append(
+                ItemRow(
+                    item,
+                    state,
+                    status.RAG_OF_STATE[state],
+                    summary,
+                    evidence,
+                    latest.at if latest else None,
+                    latest,
+                    past,
+                )
+            )
+    return rows
+
+
+def _deployments():
+    return Deployment.objects.select_related("last_verification").prefetch_related(
+        Prefetch("last_verification__checks"),
+        Prefetch("signoffs", queryset=SignOff.objects.select_related("by").order_by("-at", "-id")),
+        Prefetch(
+            "verifications",
+            queryset=Verification.objects.filter(status__in=ACTIVE_VERIFICATION),
+            to_attr="active_verifications",
+        ),
+    )
+
+
+def _checklist(deployment: Deployment, today) -> Checklist:
+    verification = deployment.last_verification
+    checks = list(verification.checks.all()) if verification else []
+    rows = _rows(deployment, checks, list(deployment.signoffs.all()), today)
+    active = deployment.active_verifications[0] if deployment.active_verifications else None
+    return Checklist(deployment, rows, status.overall([r.rag for r in rows]), verification, active)
+
+
+def deployment_list(*, include_gone: bool = False) -> list[Checklist]:
+    """Every deployment with its checklist, red first. Four queries."""
+    qs = _deployments()
+    if not include_gone:
+        qs = qs.filter(present=True)
+    today = timezone.localdate()
+    lists = [_checklist(d, today) for d in qs]
+    order = {"red": 0, "amber": 1, "green": 2}
+    return sorted(lists, key=lambda c: (order[c.rag], c.deployment.namespace, c.deployment.lws))
+
+
+def deployment_checklist(*, deployment_id: int) -> Checklist | None:
+    """One deployment's checklist with every item's evidence and sign-off history, or
+    None. Four queries."""
+    if not 0 < deployment_id <= MAX_ID:
+        return None
+    deployment = _deployments().filter(pk=deployment_id).first()
+    return _checklist(deployment, timezone.localdate()) if deployment else None
+
+
+def verification_get(*, verification_id: int) -> Verification | None:
+    if not 0 < verification_id <= MAX_ID:
+        return None
+    return (
+        Verification.objects.select_related("deployment", "requested_by")
+        .filter(pk=verification_id)
+        .first()
+    )

@@ -1,0 +1,273 @@
+"""Writes of the checklist: the deployments found in the cluster, verification runs and
+their stored results, and sign-offs (append-only). Keyword-only; a refused change raises
+ReadinessError with a message a person can act on."""
+
+from __future__ import annotations
+
+import logging
+from datetime import date, timedelta
+
+from django.conf import settings
+from django.core.exceptions import PermissionDenied
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from console.bounds import MAX_ID
+from console.errors import DomainError
+from readiness import discovery, verify
+from readiness.items import BY_KEY, SIGN_OFF_KEYS
+from readiness.models import (
+    ACTIVE_VERIFICATION,
+    Deployment,
+    ItemCheck,
+    SignOff,
+    SignOffAction,
+    Verification,
+    VerificationStatus,
+)
+from runbooks.actions.kinds.base import ActionError
+
+VERIFY = "readiness.verify_deployment"
+SIGN_OFF = "readiness.signoff_deployment"
+MAX_SIGNOFF_DAYS = 366
+log = logging.getLogger(__name__)
+
+
+class ReadinessError(DomainError):
+    """A refused checklist change."""
+
+
+def _stale_seconds() -> int:
+    return int(getattr(settings, "READINESS_VERIFICATION_STALE_SECONDS", 300))
+
+
+@transaction.atomic
+def deployments_sync(*, namespace: str, names: list[str], now=None) -> list[Deployment]:
+    """Record the LWS found in `namespace`: new ones appear, vanished ones are kept with
+    `present=False` (their sign-off history stays), returning ones come back."""
+    now = now or timezone.now()
+    existing = {
+        d.lws: d for d in Deployment.objects.select_for_update().filter(namespace=namespace)
+    }
+    for name in names:
+        if name not in existing:
+            existing[name] = Deployment.objects.create(
+                namespace=namespace, lws=name, first_seen_at=now, last_seen_at=now
+            )
+    Deployment.objects.filter(namespace=namespace, lws__in=names).update(
+        present=True, last_seen_at=now
+    )
+    Deployment.objects.filter(namespace=namespace).exclude(lws__in=names).update(present=False)
+    return list(Deployment.objects.filter(namespace=namespace, present=True))
+
+
+def _locked(deployment_id: int) -> Deployment:
+    deployment = None
+    if 0 < deployment_id <= MAX_ID:  # beyond bigint no row can match (and PostgreSQL errs)
+        deployment = Deployment.objects.select_for_update().filter(pk=deployment_id).first()
+    if deployment is None:
+        raise ReadinessError(f"Deployment #{deployment_id} does not exist.", code="not_found")
+    return deployment
+
+
+def _enqueue_on_commit(verification_id: int) -> None:
+    from readiness.tasks import checklist_verify
+
+    transaction.on_commit(lambda: checklist_verify.delay(verification_id))
+
+
+@transaction.atomic
+def verification_request(
+    *, deployment_id: int, actor=None, trigger: str = "button", enqueue: bool = True
+) -> Verification:
+    """A queued verification of the deployment (the one already queued or running, if
+    any). `actor` None is the beat schedule. `.just_created` says which."""
+    if actor is not None and not actor.has_perm(VERIFY):
+        raise PermissionDenied("Your role does not allow running the checklist verification.")
+    deployment = _locked(deployment_id)
+    if not deployment.present:
+        raise ReadinessError(
+            f"{deployment} is no longer in the cluster (last seen "
+            f"{deployment.last_seen_at:%Y-%m-%d %H:%M} UTC); there is nothing to verify.",
+            code="gone",
+        )
+    now = timezone.now()
+    active = deployment.verifications.filter(status__in=ACTIVE_VERIFICATION).first()
+    if active and (now - active.requested_at).total_seconds() > _stale_seconds():
+        # Its worker died or none is running: free the deployment for a new one.
+        active.status, active.finished_at = VerificationStatus.FAILED, now
+        active.error = f"No worker finished it within {_stale_seconds()} s."
+        active.save(update_fields=["status", "finished_at", "error"])
+        active = None
+    if active:
+        active.just_created = False
+        return active
+    try:
+        with transaction.atomic():
+            verification = Verification.objects.create(
+                deployment=deployment, trigger=trigger, requested_by=actor, requested_at=now
+            )
+    except IntegrityError:  # another request won the race; answer its verification
+        active = deployment.verifications.get(status__in=ACTIVE_VERIFICATION)
+        active.just_created = False
+        return active
+    verification.just_created = True
+    if enqueue:
+        _enqueue_on_commit(verification.pk)
+    return verification
+
+
+@transaction.atomic
+def _claim(verification_id: int) -> Verification | None:
+    verification = (
+        Verification.objects.select_for_update()
+        .select_related("deployment")
+        .filter(pk=verification_id)
+        .first()
+    )
+    if verification is None or verification.status != VerificationStatus.QUEUED:
+        return None  # redelivered, or already finished
+    verification.status, verification.started_at = VerificationStatus.RUNNING, timezone.now()
+    verification.save(update_fields=["status", "started_at"])
+    return verification
+
+
+@transaction.atomic
+def _store(verification: Verification, found: dict, now) -> None:
+    ItemCheck.objects.bulk_create(
+        ItemCheck(
+            verification=verification,
+            item=key,
+            state=f.state,
+            summary=f.summary[:500],
+            evidence=f.evidence,
+            source=BY_KEY[key].source,
+        )
+        for key, f in found.items()
+    )
+    verification.status, verification.finished_at = VerificationStatus.DONE, now
+    verification.save(update_fields=["status", "finished_at"])
+    Deployment.objects.filter(pk=verification.deployment_id).update(last_verification=verification)
+
+
+def verification_run(*, verification_id: int, api_factory=None) -> Verification | None:
+    """Run a queued verification (on the worker): read every source, store one result per
+    item. The reads happen outside any transaction; the results are written in one."""
+    from runbooks.actions.k8s import kube_api
+
+    verification = _claim(verification_id)
+    if verification is None:
+        return None
+    deployment = verification.deployment
+    try:
+        found = verify.findings(
+            namespace=deployment.namespace,
+            name=deployment.lws,
+            now=timezone.now(),
+            api_factory=api_factory or kube_api,
+        )
+        _store(verification, found, timezone.now())
+    except Exception as exc:
+        # Never leave it "running": the page would wait for it until it goes stale.
+        Verification.objects.filter(pk=verification.pk).update(
+            status=VerificationStatus.FAILED,
+            finished_at=timezone.now(),
+            error=f"{type(exc).__name__}: {exc}",
+        )
+        raise
+    verification.refresh_from_db()
+    return verification
+
+
+def checklists_refresh(*, api_factory=None) -> int:
+    """Find the LWS in each namespace, then verify each one now (on the worker). Returns
+    how many were verified."""
+    from runbooks.actions.k8s import kube_api
+
+    api_factory = api_factory or kube_api
+    done = 0
+    for namespace in discovery.namespaces():
+        try:
+            names = discovery.lws_names(api_factory(), namespace)
+        except ActionError as exc:
+            # Keep what we knew: an unreachable API must not mark every deployment gone.
+            log.warning("readiness: cannot list LeaderWorkerSets in %s: %s", namespace, exc)
+            names = None
+        deployments = (
+            deployments_sync(namespace=namespace, names=names)
+            if names is not None
+            else Deployment.objects.filter(namespace=namespace, present=True)
+        )
+        for deployment in list(deployments):
+            verification = verification_request(
+                deployment_id=deployment.pk, trigger="schedule", enqueue=False
+            )
+            if verification.just_created:
+                verification_run(verification_id=verification.pk, api_factory=api_factory)
+                done += 1
+    return done
+
+
+def _signable(deployment_id: int, item: str) -> Deployment:
+    if item not in BY_KEY:
+        raise ReadinessError(f"There is no checklist item {item!r}.", code="invalid_params")
+    if item not in SIGN_OFF_KEYS:
+        raise ReadinessError(
+            f"{BY_KEY[item].title!r} is verified by the console from the cluster; it cannot "
+            "be signed off by hand.",
+            code="invalid_params",
+        )
+    return _locked(deployment_id)
+
+
+@transaction.atomic
+def signoff_record(*, deployment_id: int, item: str, actor, note: str, expires_on: date) -> SignOff:
+    """A commander's sign-off of one person-checked item, valid until `expires_on`."""
+    if not actor.has_perm(SIGN_OFF):
+        raise PermissionDenied("Only a commander may sign off checklist items.")
+    deployment = _signable(deployment_id, item)
+    note = (note or "").strip()
+    if not note:
+        raise ReadinessError("Say what you checked in the note.", code="invalid_params")
+    today = timezone.localdate()
+    if expires_on <= today:
+        raise ReadinessError(
+            f"The expiry {expires_on:%Y-%m-%d} is not in the future.", code="invalid_params"
+        )
+    if expires_on > today + timedelta(days=MAX_SIGNOFF_DAYS):
+        raise ReadinessError(
+            f"A sign-off holds at most {MAX_SIGNOFF_DAYS} days; {expires_on:%Y-%m-%d} is "
+            "further out.",
+            code="invalid_params",
+        )
+    return SignOff.objects.create(
+        deployment=deployment,
+        item=item,
+        action=SignOffAction.SIGN_OFF,
+        by=actor,
+        at=timezone.now(),
+        note=note[:1000],
+        expires_on=expires_on,
+    )
+
+
+@transaction.atomic
+def signoff_revoke(*, deployment_id: int, item: str, actor, note: str) -> SignOff:
+    """Withdraw the item's sign-off (a new history row; the old one stays)."""
+    if not actor.has_perm(SIGN_OFF):
+        raise PermissionDenied("Only a commander may revoke checklist sign-offs.")
+    deployment = _signable(deployment_id, item)
+    note = (note or "").strip()
+    if not note:
+        raise ReadinessError("Say why the sign-off no longer holds.", code="invalid_params")
+    latest = deployment.signoffs.filter(item=item).first()
+    if latest is None or latest.action == SignOffAction.REVOKE:
+        raise ReadinessError(f"{BY_KEY[item].title!r} is not signed off.", code="invalid_state")
+    return SignOff.objects.create(
+        deployment=deployment,
+        item=item,
+        action=SignOffAction.REVOKE,
+        by=actor,
+        at=timezone.now(),
+        note=note[:1000],
+    )

@@ -1,0 +1,124 @@
+"""Checklist pages: the deployments list and one deployment's items. They read what the
+last verification stored (no Kubernetes or Prometheus call on a page load); the buttons
+queue a verification or record a sign-off through the services."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from django.contrib import messages
+from django.core.exceptions import PermissionDenied
+from django.http import Http404
+from django.shortcuts import redirect, render
+from django.utils import timezone
+from django.views.decorators.http import require_GET, require_POST
+from django_htmx.http import HttpResponseClientRefresh
+
+from console.bounds import parse_date
+from console.errors import DomainError
+from incidents.views import _forbidden, console_view
+from readiness import selectors, services
+from readiness.items import BY_KEY, SIGN_OFF_KEYS
+
+VIEW = "readiness.view_deployment"
+POLL_SECONDS = 2  # the verification banner polls this often while one is under way
+DEFAULT_SIGNOFF_DAYS = 90
+
+
+def _checklist(pk: int):
+    checklist = selectors.deployment_checklist(deployment_id=pk)
+    if checklist is None:
+        raise Http404(f"Deployment #{pk} does not exist.")
+    return checklist
+
+
+@require_GET
+@console_view(VIEW)
+def deployment_list(request):
+    return render(request, "readiness/list.html", {"checklists": selectors.deployment_list()})
+
+
+@require_GET
+@console_view(VIEW)
+def deployment_detail(request, pk: int):
+    checklist = _checklist(pk)
+    context = {
+        "checklist": checklist,
+        "poll_seconds": POLL_SECONDS,
+        "can_verify": request.user.has_perm(services.VERIFY) and checklist.deployment.present,
+        "can_sign": request.user.has_perm(services.SIGN_OFF),
+        "default_expiry": timezone.localdate() + timedelta(days=DEFAULT_SIGNOFF_DAYS),
+        "min_expiry": timezone.localdate() + timedelta(days=1),
+    }
+    return render(request, "readiness/detail.html", context)
+
+
+@require_GET
+@console_view(VIEW)
+def verification_banner(request, pk: int):
+    """Polled while a verification is under way; reloads the page once it has finished."""
+    checklist = _checklist(pk)
+    if checklist.active is None:
+        return HttpResponseClientRefresh()
+    context = {"checklist": checklist, "poll_seconds": POLL_SECONDS}
+    return render(request, "readiness/_verification.html", context)
+
+
+def _run(request, pk: int, call, done: str):
+    try:
+        call()
+    except PermissionDenied as exc:
+        return _forbidden(request, str(exc))
+    except DomainError as exc:
+        if exc.code == "not_found":
+            raise Http404(str(exc)) from None
+        messages.error(request, str(exc))
+    else:
+        messages.success(request, done)
+    return redirect("readiness:deployment", pk=pk)
+
+
+@require_POST
+@console_view(services.VERIFY)
+def deployment_verify(request, pk: int):
+    return _run(
+        request, pk,
+        lambda: services.verification_request(deployment_id=pk, actor=request.user),
+        "Verification queued: the worker reads the cluster and Prometheus now.",
+    )  # fmt: skip
+
+
+def _item(request) -> str:
+    item = request.POST.get("item", "")
+    if item not in SIGN_OFF_KEYS:
+        raise DomainError(f"{item!r} is not an item a person signs off.", code="invalid_params")
+    return item
+
+
+@require_POST
+@console_view(services.SIGN_OFF)
+def signoff_record(request, pk: int):
+    def call():
+        expires_on = parse_date(request.POST.get("expires_on"))
+        if expires_on is None:
+            raise DomainError("Give the expiry as a date (YYYY-MM-DD).", code="invalid_params")
+        services.signoff_record(
+            deployment_id=pk, item=_item(request), actor=request.user,
+            note=request.POST.get("note", ""), expires_on=expires_on,
+        )  # fmt: skip
+
+    title = BY_KEY.get(request.POST.get("item", ""))
+    return _run(request, pk, call, f"Signed off: {title.title if title else ''}.")
+
+
+@require_POST
+@console_view(services.SIGN_OFF)
+def signoff_revoke(request, pk: int):
+    def call():
+        services.signoff_revoke(
+            deployment_id=pk, item=_item(request), actor=request.user,
+            note=request.POST.get("note", ""),
+        )  # fmt: skip
+
+    title = BY_KEY.get(request.POST.get("item", ""))
+    return _run(request, pk, call, f"Sign-off revoked: {title.title if title else ''}.")
