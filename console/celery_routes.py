@@ -21,6 +21,8 @@ TASK_ROUTES = {
     "runbooks.tasks.action_run_execute": {"queue": "actions"},
     "runbooks.tasks.action_runs_recover": {"queue": "default"},
     "runbooks.tasks.config_revisions_capture": {"queue": "default"},
+    "runbooks.tasks.guard_watch_evaluate": {"queue": "default"},
+    "runbooks.tasks.guard_watches_recover": {"queue": "default"},
     "postmortems.tasks.postmortem_draft": {"queue": "default"},
     "postmortems.tasks.action_items_remind_overdue": {"queue": "default"},
     "readiness.tasks.checklist_verify": {"queue": "default"},
@@ -43,6 +45,10 @@ BEAT_SCHEDULE = {
     "capture-config-revisions": {
         "task": "runbooks.tasks.config_revisions_capture",
         "schedule": timedelta(seconds=30),
+    },
+    "recover-guard-watches": {
+        "task": "runbooks.tasks.guard_watches_recover",
+        "schedule": timedelta(seconds=60),
     },
     "refresh-readiness-checklists": {
         "task": "readiness.tasks.checklists_refresh",

@@ -366,6 +366,13 @@ ACTIONS_TRACKED_CONFIGMAPS = env.list(
     "ACTIONS_TRACKED_CONFIGMAPS",
     default=["llm-serving/vllm-router-config", "llm-serving/llm-gateway-config"],
 )
+# Guarded changes (runbooks/actions/guard*): 0 keeps each runbook's own window and
+# interval (tests compress time); pages also go to this Slack-compatible webhook when set.
+GUARD_WINDOW_SECONDS = env.int("GUARD_WINDOW_SECONDS", default=0)
+GUARD_INTERVAL_SECONDS = env.int("GUARD_INTERVAL_SECONDS", default=0)
+GUARD_USERNAME = env.str("GUARD_USERNAME", default="console-guard")
+GUARD_PAGE_WEBHOOK_URL = env.str("GUARD_PAGE_WEBHOOK_URL", default="")
+GUARD_PAGE_TIMEOUT_SECONDS = env.float("GUARD_PAGE_TIMEOUT_SECONDS", default=5.0)
 
 # --- Postmortems ------------------------------------------------------------------------
 # Incidents with more timeline events + alerts than this are drafted on the worker.

@@ -15,6 +15,7 @@ import yaml
 
 from runbooks import placeholders as ph
 from runbooks.fields import Fields
+from runbooks.guard_parsing import parse_guard
 from runbooks.schema import (
     ACTION_KINDS,
     CATEGORIES,
@@ -85,7 +86,7 @@ RUNBOOK_KEYS = (
 
 def parse_runbook(file: Path) -> Runbook:
     f = Fields(display_path(file))
-    d = f.mapping(_read_yaml(file), "", required=RUNBOOK_KEYS)
+    d = f.mapping(_read_yaml(file), "", required=RUNBOOK_KEYS, optional=("guard",))
     slug = f.text(d["slug"], "slug")
     if slug != file.stem:
         raise f.error("slug", f"must equal the file name {file.stem!r}; got {slug!r}")
@@ -116,6 +117,7 @@ def parse_runbook(file: Path) -> Runbook:
         ),
         golden_signals=_signals(f, d["golden_signals"]),
         source=f.file,
+        guard=parse_guard(f, d["guard"], _promql) if "guard" in d else None,
     )
 
 

@@ -35,6 +35,8 @@ ITEM_CATEGORIES = ("monitoring", "automation", "drill", "config", "capacity", "p
 PRIORITIES = ("P1", "P2", "P3", "P4")
 # What a triage check can say. Only "firing" ever makes a condition true.
 STATES = ("firing", "ok", "no_data", "error")
+# The three kinds of guard signal (runbooks/guard_parsing.py, runbooks/actions/guard.py).
+GUARD_TYPES = ("availability", "latency", "quality")
 
 
 class CatalogError(ValueError):
@@ -136,6 +138,39 @@ class Signal:
 
 
 @dataclass(frozen=True)
+class GuardSignal:
+    """One golden signal watched after a change, with its threshold.
+
+    availability: `promql` is an error ratio; breach when its burn rate against `slo`
+    exceeds `max_burn` and did not already before the change. latency: breach when the
+    value exceeds `max_ratio` x the value just before the change (and `min_value`).
+    quality: breach when `value <comparator> threshold` holds and did not before.
+    """
+
+    id: str
+    title: str
+    type: str  # one of GUARD_TYPES
+    promql: str
+    unit: str
+    requires: tuple[str, ...]
+    slo: float = 0.0
+    max_burn: float = 0.0
+    max_ratio: float = 0.0
+    min_value: float = 0.0
+    comparator: str = ""
+    threshold: float = 0.0
+
+
+@dataclass(frozen=True)
+class Guard:
+    """How long to watch after a change, how often, and what counts as a regression."""
+
+    window_seconds: int
+    interval_seconds: int
+    signals: tuple[GuardSignal, ...]
+
+
+@dataclass(frozen=True)
 class Runbook:
     slug: str
     title: str
@@ -151,6 +186,7 @@ class Runbook:
     long_term: tuple[ActionItemTemplate, ...]
     golden_signals: tuple[Signal, ...]
     source: str = field(default="", compare=False)  # the file it came from
+    guard: Guard | None = None  # watched after a change made for this runbook
 
     def check(self, check_id: str) -> Check:
         for c in self.triage:

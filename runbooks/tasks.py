@@ -3,7 +3,7 @@
 from celery import shared_task
 from django.conf import settings
 
-from runbooks.actions import execution
+from runbooks.actions import execution, guard_services
 
 # Below the run's lease (ACTIONS_LEASE_SECONDS), so a live task is never taken for dead.
 TIME_LIMIT = getattr(settings, "ACTIONS_TASK_TIME_LIMIT", 120)
@@ -39,3 +39,21 @@ def action_runs_recover() -> int:
 )
 def config_revisions_capture() -> int:
     return execution.config_revisions_capture_now()
+
+
+@shared_task(
+    name="runbooks.tasks.guard_watch_evaluate",
+    acks_late=True,
+    soft_time_limit=50,
+    time_limit=60,
+)
+def guard_watch_evaluate_task(watch_id: int) -> None:
+    # One evaluation of a guarded change; it schedules the next itself while watching.
+    guard_services.guard_watch_evaluate(watch_id=watch_id)
+
+
+@shared_task(
+    name="runbooks.tasks.guard_watches_recover", acks_late=True, soft_time_limit=50, time_limit=60
+)
+def guard_watches_recover() -> int:
+    return guard_services.guard_watches_recover()

@@ -20,6 +20,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from runbooks.actions.audit import run_record
+from runbooks.actions.guard_services import guard_watch_start
 from runbooks.actions.kinds import (
     ActionError,
     Conflict,
@@ -152,6 +153,8 @@ def _succeed(run: ActionRun, after: Snapshot | None, detail: str, note: str = ""
         message=f"Succeeded{note}: {summary}; read back: {detail}" if summary else detail,
         fields=("after", "verification", "finished_at", "lease_expires_at"),
     )
+    # In the same transaction: a succeeded change is never left unwatched.
+    guard_watch_start(run=run)
 
 
 def _verify(run: ActionRun, action, api, plan: Plan) -> tuple[bool, str]:

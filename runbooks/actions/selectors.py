@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from django.db.models import Prefetch, QuerySet
 
 from console.bounds import parse_id
+from runbooks.actions.guard_models import GuardWatch
 from runbooks.actions.models import ActionRun, ActionRunEvent, ActionRunStatus, ConfigRevision
 
 
@@ -30,7 +31,7 @@ class RunFilters:
 
 
 def action_run_list(*, filters: RunFilters = RunFilters()) -> QuerySet[ActionRun]:
-    runs = ActionRun.objects.select_related("incident", "requested_by", "decided_by")
+    runs = ActionRun.objects.select_related("incident", "requested_by", "decided_by", "guard")
     if filters.incident is not None:
         runs = runs.filter(incident_id=filters.incident)
     if filters.status == "active":
@@ -55,7 +56,9 @@ def action_run_list(*, filters: RunFilters = RunFilters()) -> QuerySet[ActionRun
 def action_run_get(*, run_id: int) -> ActionRun | None:
     events = ActionRunEvent.objects.select_related("actor").order_by("occurred_at", "id")
     return (
-        ActionRun.objects.select_related("incident", "requested_by", "decided_by", "undo_of")
+        ActionRun.objects.select_related(
+            "incident", "requested_by", "decided_by", "undo_of", "guard"
+        )
         .prefetch_related(Prefetch("events", queryset=events), "undos")
         .filter(pk=run_id)
         .first()
@@ -64,7 +67,7 @@ def action_run_get(*, run_id: int) -> ActionRun | None:
 
 def incident_action_runs(*, incident_id: int) -> list[ActionRun]:
     return list(
-        ActionRun.objects.select_related("requested_by", "decided_by")
+        ActionRun.objects.select_related("requested_by", "decided_by", "guard")
         .prefetch_related("undos")
         .filter(incident_id=incident_id)
         .order_by("-requested_at", "-id")
@@ -74,3 +77,11 @@ def incident_action_runs(*, incident_id: int) -> list[ActionRun]:
 def config_revisions(*, namespace: str, name: str, limit: int = 10) -> list[ConfigRevision]:
     """The newest revisions of one ConfigMap (for choosing a rollback target)."""
     return list(ConfigRevision.objects.filter(namespace=namespace, name=name)[:limit])
+
+
+def run_guard(run: ActionRun) -> GuardWatch | None:
+    """The run's guard, read from the select_related above (no query); None if unguarded."""
+    try:
+        return run.guard
+    except GuardWatch.DoesNotExist:
+        return None

@@ -1,9 +1,12 @@
 """API shapes of action runs and of the inputs that create and decide them."""
 
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from console.bounds import IdField
+from runbooks.actions.guard_models import GuardOutcome, GuardVerdict, GuardWatch
 from runbooks.actions.models import ActionRun, ActionRunEvent, ActionRunStatus
+from runbooks.actions.selectors import run_guard
 
 KIND_CHOICES = (
     "scale_lws",
@@ -49,6 +52,53 @@ class ActionRunEventSerializer(serializers.ModelSerializer):
         fields = ["occurred_at", "actor", "status_from", "status_to", "message", "payload"]
 
 
+class GuardSignalSerializer(serializers.Serializer):
+    id = serializers.CharField()
+    title = serializers.CharField()
+    type = serializers.ChoiceField(choices=("availability", "latency", "quality"))
+    unit = serializers.CharField()
+    promql = serializers.CharField()
+    threshold = serializers.SerializerMethodField()
+    baseline = serializers.FloatField(allow_null=True)
+    value = serializers.FloatField(allow_null=True)
+    state = serializers.ChoiceField(choices=("ok", "breach", "unknown"))
+    message = serializers.CharField(allow_blank=True)
+
+    def get_threshold(self, spec: dict) -> str:
+        from runbooks.actions.guard import threshold_text
+
+        return threshold_text(spec)
+
+
+class GuardWatchSerializer(serializers.ModelSerializer):
+    """The verification window after a change and its live verdict."""
+
+    verdict = serializers.ChoiceField(choices=GuardVerdict.choices)
+    outcome = serializers.ChoiceField(choices=GuardOutcome.choices, allow_blank=True)
+    undo_run = serializers.IntegerField(source="undo_run_id", allow_null=True)
+    signals = GuardSignalSerializer(many=True)
+
+    class Meta:
+        model = GuardWatch
+        fields = [
+            "id",
+            "runbook",
+            "subject",
+            "changed_at",
+            "ends_at",
+            "interval_seconds",
+            "verdict",
+            "verdict_reason",
+            "signals",
+            "evaluations",
+            "unknown_evaluations",
+            "last_evaluated_at",
+            "last_error",
+            "outcome",
+            "undo_run",
+        ]
+
+
 class ActionRunSerializer(serializers.ModelSerializer):
     incident = serializers.IntegerField(source="incident_id")
     requested_by = serializers.CharField(source="requested_by.username")
@@ -56,6 +106,12 @@ class ActionRunSerializer(serializers.ModelSerializer):
     undo_of = serializers.IntegerField(source="undo_of_id", allow_null=True)
     active = serializers.BooleanField(source="is_active")
     status = serializers.ChoiceField(choices=ActionRunStatus.choices)
+    guard = serializers.SerializerMethodField()
+
+    @extend_schema_field(GuardWatchSerializer(allow_null=True))
+    def get_guard(self, run: ActionRun) -> dict | None:
+        watch = run_guard(run)
+        return GuardWatchSerializer(watch).data if watch is not None else None
 
     class Meta:
         model = ActionRun
@@ -87,6 +143,7 @@ class ActionRunSerializer(serializers.ModelSerializer):
             "error_code",
             "undo_of",
             "runbook",
+            "guard",
         ]
 
 

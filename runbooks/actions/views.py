@@ -22,12 +22,14 @@ from incidents.models import Incident
 from incidents.views import CHANGED_EVENT, _flash, _forbidden, console_view
 from runbooks.actions import access, policy, selectors, services
 from runbooks.actions.forms import coerce_params, recommended_action
+from runbooks.actions.guard import guard_signal_rows
 from runbooks.actions.kinds import kind_for
 from runbooks.actions.models import ActionRunStatus
 from runbooks.actions.serializers import KIND_CHOICES
 
 RUNS_PER_PAGE = 50
 POLL_SECONDS = 2  # a run's card polls this often while it is active
+GUARD_POLL_SECONDS = 5  # and this often while its guard watches the signals
 
 
 def _incident(pk: int) -> Incident:
@@ -46,9 +48,15 @@ def _run(run_id: int):
 
 def _card_context(request, run) -> dict:
     can_decide, decide_why = policy.can_decide(request.user, run)
+    guard = selectors.run_guard(run)
     return {
         "run": run,
         "poll_seconds": POLL_SECONDS,
+        "guard": guard,
+        "guard_signals": guard_signal_rows(guard) if guard else [],
+        # Watching, or breached with the undo/page not yet made: news is coming.
+        "guard_polls": bool(guard and (guard.is_watching or not guard.outcome)),
+        "guard_poll_seconds": GUARD_POLL_SECONDS,
         "can_decide": can_decide and run.status == ActionRunStatus.AWAITING_APPROVAL,
         "decide_why": decide_why,
         "can_cancel": policy.can_cancel(request.user, run)
