@@ -366,6 +366,10 @@ ACTIONS_TRACKED_CONFIGMAPS = env.list(
     "ACTIONS_TRACKED_CONFIGMAPS",
     default=["llm-serving/vllm-router-config", "llm-serving/llm-gateway-config"],
 )
+# Pre-launch checklist (readiness/): where to find deployments (empty: the actions
+# namespace) and how long a model load may take before the readiness probe gives up.
+READINESS_NAMESPACES = env.list("READINESS_NAMESPACES", default=[])
+READINESS_MODEL_LOAD_SECONDS = env.int("READINESS_MODEL_LOAD_SECONDS", default=300)
 # Guarded changes (runbooks/actions/guard*): 0 keeps each runbook's own window and
 # interval (tests compress time); pages also go to this Slack-compatible webhook when set.
 GUARD_WINDOW_SECONDS = env.int("GUARD_WINDOW_SECONDS", default=0)
