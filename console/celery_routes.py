@@ -21,6 +21,9 @@ TASK_ROUTES = {
     "runbooks.tasks.action_run_execute": {"queue": "actions"},
     "runbooks.tasks.action_runs_recover": {"queue": "default"},
     "runbooks.tasks.config_revisions_capture": {"queue": "default"},
+    "runbooks.tasks.drill_run_inject": {"queue": "default"},
+    "runbooks.tasks.drill_run_finish": {"queue": "default"},
+    "runbooks.tasks.drill_runs_watch": {"queue": "default"},
     "runbooks.tasks.guard_watch_evaluate": {"queue": "default"},
     "runbooks.tasks.guard_watches_recover": {"queue": "default"},
     "postmortems.tasks.postmortem_draft": {"queue": "default"},
@@ -41,6 +44,10 @@ BEAT_SCHEDULE = {
     "remind-overdue-action-items": {
         "task": "postmortems.tasks.action_items_remind_overdue",
         "schedule": timedelta(hours=1),  # one notification per item and day (deduplicated)
+    },
+    "watch-drills": {
+        "task": "runbooks.tasks.drill_runs_watch",
+        "schedule": timedelta(seconds=10),  # link the incident, stop conditions, recovery
     },
     "capture-config-revisions": {
         "task": "runbooks.tasks.config_revisions_capture",

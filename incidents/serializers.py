@@ -82,6 +82,7 @@ class IncidentSerializer(serializers.ModelSerializer):
             "alert_count",
             "firing_count",
             "grouping_key",
+            "is_drill",
             "url",
         ]
         read_only_fields = fields

@@ -42,7 +42,8 @@ def postmortem_markdown(pm: Postmortem) -> str:
     out = [
         f"# {pm.title}",
         "",
-        f"Incident #{incident.pk} · {incident.severity} · status: {pm.get_status_display()}"
+        ("**DRILL** · " if incident.is_drill else "")
+        + f"Incident #{incident.pk} · {incident.severity} · status: {pm.get_status_display()}"
         + (f" · runbook `{pm.runbook}` ({pm.category})" if pm.runbook else ""),
         "",
         "## Summary",

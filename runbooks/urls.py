@@ -2,6 +2,7 @@ from django.urls import path
 
 from runbooks import views
 from runbooks.actions import views as actions
+from runbooks.drills import views as drills
 
 app_name = "runbooks"
 urlpatterns = [
@@ -32,5 +33,12 @@ urlpatterns = [
         name="action-preview",
     ),
     path("incidents/<int:pk>/actions/request/", actions.action_request, name="action-request"),
+    # Drills (also before the runbook slug pattern).
+    path("drills/", drills.drill_list, name="drills"),
+    path("drills/plans/<int:plan_id>/", drills.drill_plan_page, name="drill-plan"),
+    path("drills/plans/<int:plan_id>/start/", drills.drill_plan_start, name="drill-start"),
+    path("drills/runs/<int:run_id>/", drills.drill_run_page, name="drill-run"),
+    path("drills/runs/<int:run_id>/card/", drills.drill_run_card, name="drill-card"),
+    path("drills/runs/<int:run_id>/stop/", drills.drill_run_stop, name="drill-stop"),
     path("<slug:slug>/", views.runbook_detail, name="runbook"),
 ]

@@ -26,6 +26,7 @@ from incidents.views import CHANGED_EVENT, _flash, _forbidden, console_view
 from runbooks import services
 from runbooks.catalog import load_catalog
 from runbooks.charts import incident_charts
+from runbooks.drills.selectors import runbook_drill_summary
 from runbooks.placeholders import fill_command, fill_params, missing
 from runbooks.schema import Condition, Runbook
 from runbooks.triage import incident_alerts_firing_first, incident_labels, incident_triage
@@ -167,6 +168,7 @@ def runbook_detail(request, slug: str):
         "category": category,
         "branches": _branches(runbook),
         "steps": STEPS,
+        "drills": runbook_drill_summary(runbook=runbook.slug),
     }
     return render(request, "runbooks/detail.html", context)
 

@@ -1,5 +1,6 @@
 """Every write to incidents, alerts, the timeline and the receipt log goes through here."""
 
+from incidents.services.drill import incident_drill_mark
 from incidents.services.ingestion import IngestResult, alerts_ingest
 from incidents.services.lifecycle import (
     incident_acknowledge,
@@ -26,6 +27,7 @@ __all__ = [
     "alerts_ingest",
     "incident_acknowledge",
     "incident_commander_set",
+    "incident_drill_mark",
     "incident_event_add",
     "incident_event_record",
     "incident_mitigate",

@@ -28,6 +28,9 @@ class ReportFilters:
     tz: str = ""  # a zoneinfo key; settings.TIME_ZONE when empty
     now: datetime = field(default_factory=timezone.now, compare=False)
     errors: tuple[str, ...] = field(default=(), compare=False)
+    # Chaos-drill incidents are rehearsals: left out of incident reports and MTTA/MTTR
+    # unless asked for (?drills=include).
+    include_drills: bool = False
 
     @classmethod
     def from_params(cls, params, *, now: datetime | None = None) -> ReportFilters:
@@ -61,7 +64,10 @@ class ReportFilters:
             errors.append(f"Unknown category {category[:40]!r}: showing all categories.")
             category = ""
         namespace = (params.get("namespace") or "").strip()[:253]
-        return cls(start, end, namespace, category, tz, now, tuple(errors))
+        include_drills = (params.get("drills") or "").strip() in ("include", "1", "on")
+        return cls(
+            start, end, namespace, category, tz, now, tuple(errors), include_drills=include_drills
+        )
 
     @property
     def zone(self) -> ZoneInfo:
@@ -93,6 +99,8 @@ class ReportFilters:
         for key in ("namespace", "category", "tz"):
             if getattr(self, key):
                 out[key] = getattr(self, key)
+        if self.include_drills:
+            out["drills"] = "include"
         return out
 
     @property

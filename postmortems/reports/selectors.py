@@ -74,6 +74,8 @@ def _items(f: ReportFilters) -> QuerySet[ActionItem]:
 
 def _incidents(f: ReportFilters) -> QuerySet[Incident]:
     qs = Incident.objects.filter(triggered_at__gte=f.start_at, triggered_at__lt=f.end_at)
+    if not f.include_drills:
+        qs = qs.filter(is_drill=False)
     if f.namespace:
         qs = qs.filter(namespace=f.namespace)
     return qs.order_by()
@@ -293,6 +295,8 @@ def repeat_incidents(*, filters: ReportFilters, limit: int | None = LIST_LIMIT) 
     f = filters
     open_items = _open_items_q(f).filter(incident__triggered_at__lt=f.end_at)
     open_items = open_items.exclude(incident__runbook="")
+    if not f.include_drills:
+        open_items = open_items.filter(incident__is_drill=False)
     if f.namespace:
         open_items = open_items.filter(incident__namespace=f.namespace)
     grouped = open_items.values(

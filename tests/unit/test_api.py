@@ -15,6 +15,7 @@ pytestmark = pytest.mark.django_db
 LIST = "/api/v1/incidents/"
 LIST_FIELDS = {
     "id",
+    "is_drill",
     "title",
     "status",
     "severity",

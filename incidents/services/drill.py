@@ -1,0 +1,25 @@
+"""Flag an incident as a drill. `incidents` does not know what a drill is (runbooks owns
+them); the drill worker calls this once it has matched the incident to its drill run."""
+
+from typing import Any
+
+from django.db import transaction
+
+from incidents.models import TimelineEvent, TimelineEventType
+from incidents.services.lifecycle import _locked
+from incidents.services.timeline import incident_event_record
+
+
+@transaction.atomic
+def incident_drill_mark(
+    *, incident_id: int, message: str, payload: dict[str, Any]
+) -> TimelineEvent:
+    """Set `is_drill` and say so on the timeline, in one transaction. A caller that has
+    already checked permissions (the drill worker) calls it."""
+    incident = _locked(incident_id)
+    if not incident.is_drill:
+        incident.is_drill = True
+        incident.save(update_fields=["is_drill", "updated_at"])
+    return incident_event_record(
+        incident_id=incident_id, kind=TimelineEventType.DRILL, message=message, payload=payload
+    )

@@ -1,0 +1,152 @@
+"""How a drill injects its fault: one small interface, one implementation per fault source.
+
+`FaultAdapter` is the whole contract. `SimulatorAdapter` speaks the fleet simulator's HTTP
+controls (`POST /sim/inject/<slug>`, `POST /sim/clear/<slug>`, `POST /sim/reset`,
+`GET /sim/status`). On a real cluster an adapter for Chaos Mesh or Litmus would implement
+the same five calls; docs/drills.md says how they map. None ships here, on purpose: a
+fake one would let a drill "pass" without any fault in the cluster.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import urllib.error
+import urllib.request
+from typing import Protocol
+
+from runbooks.actions.kinds.base import setting
+
+
+class FaultError(Exception):
+    """The fault source refused or could not be reached; the message says which."""
+
+
+class FaultAdapter(Protocol):
+    name: str
+    title: str
+
+    def faults(self) -> tuple[str, ...]:
+        """The faults this adapter can inject, by name."""
+
+    def check_target(self, *, fault: str, namespace: str, lws: str) -> None:
+        """Raise FaultError when `fault` would not hit (only) this target."""
+
+    def inject(self, *, fault: str, namespace: str, lws: str) -> dict:
+        """Start the fault; returns evidence (what the source answered)."""
+
+    def clear(self, *, fault: str, namespace: str, lws: str) -> dict:
+        """Stop the fault; idempotent."""
+
+    def restore_baseline(self, *, namespace: str, lws: str) -> dict:
+        """Put the target back as it was before any drill (replicas, configs, cordons)."""
+
+    def status(self) -> dict:
+        """What the source says is active now."""
+
+
+# The simulator's eight scenarios are named by their runbook slugs and all act on the
+# chat pool (simulator/scenarios.py), so that is the only target they may be aimed at.
+SIMULATOR_FAULTS = (
+    "ttft-spike",
+    "nccl-hang",
+    "prefix-cache-drop",
+    "retry-storm",
+    "garbage-output",
+    "ecc-errors",
+    "cuda-graph-capture",
+    "long-context-kv",
+)
+SIMULATOR_TARGET = ("llm-serving", "vllm-chat")
+
+
+def simulator_url() -> str:
+    port = os.environ.get("SIMULATOR_PORT", "9400")
+    default = os.environ.get("SIMULATOR_URL", f"http://127.0.0.1:{port}")
+    return str(setting("DRILLS_SIMULATOR_URL", default)).rstrip("/")
+
+
+class SimulatorAdapter:
+    name = "simulator"
+    title = "Fleet simulator (scenarios)"
+
+    def __init__(self, url: str | None = None, timeout: float | None = None) -> None:
+        self.url = (url or simulator_url()).rstrip("/")
+        self.timeout = float(timeout or setting("ACTIONS_K8S_TIMEOUT_SECONDS", 5))
+
+    def _call(self, method: str, path: str) -> tuple[int, dict]:
+        if not self.url.startswith(("http://", "https://")):
+            raise FaultError(f"the simulator URL must be http(s)://..., got {self.url!r}")
+        data = b"" if method == "POST" else None
+        req = urllib.request.Request(self.url + path, method=method, data=data)  # noqa: S310
+        try:
+            with urllib.request.urlopen(req, timeout=self.timeout) as resp:  # noqa: S310
+                return resp.status, json.loads(resp.read() or b"{}")
+        except urllib.error.HTTPError as exc:
+            try:
+                body = json.loads(exc.read() or b"{}")
+            except ValueError:
+                body = {}
+            return exc.code, body if isinstance(body, dict) else {}
+        except (urllib.error.URLError, TimeoutError, OSError, ValueError) as exc:
+            reason = getattr(exc, "reason", exc)
+            raise FaultError(
+                f"the fleet simulator at {self.url} did not answer ({reason})"
+            ) from None
+
+    def _ok(self, method: str, path: str) -> dict:
+        status, body = self._call(method, path)
+        if status >= 400:
+            raise FaultError(
+                f"the simulator refused {method} {path} ({status}): {body.get('error', body)}"
+            )
+        return body
+
+    def faults(self) -> tuple[str, ...]:
+        return SIMULATOR_FAULTS
+
+    def check_target(self, *, fault: str, namespace: str, lws: str) -> None:
+        if fault not in SIMULATOR_FAULTS:
+            raise FaultError(
+                f"the simulator has no fault {fault!r}; it has {', '.join(SIMULATOR_FAULTS)}"
+            )
+        if (namespace, lws) != SIMULATOR_TARGET:
+            raise FaultError(
+                f"the simulator's {fault} scenario acts on {'/'.join(SIMULATOR_TARGET)}, "
+                f"not on {namespace}/{lws}"
+            )
+
+    def inject(self, *, fault: str, namespace: str, lws: str) -> dict:
+        self.check_target(fault=fault, namespace=namespace, lws=lws)
+        return self._ok("POST", f"/sim/inject/{fault}")
+
+    def clear(self, *, fault: str, namespace: str, lws: str) -> dict:
+        return self._ok("POST", f"/sim/clear/{fault}")
+
+    def restore_baseline(self, *, namespace: str, lws: str) -> dict:
+        # `/sim/reset` puts replicas, ConfigMaps, cordons and taints back. A simulator
+        # without it (404) only gets its scenarios cleared, and the evidence says so.
+        status, body = self._call("POST", "/sim/reset")
+        if status == 404:
+            cleared = self._ok("POST", "/sim/clear")
+            return {
+                **cleared,
+                "note": "this simulator has no /sim/reset: scenarios cleared, but replicas, "
+                "ConfigMaps and cordons changed during the drill were not put back",
+            }
+        if status >= 400:
+            raise FaultError(f"the simulator refused to reset ({status}): {body.get('error')}")
+        return {"reset": True, **body}
+
+    def status(self) -> dict:
+        return self._ok("GET", "/sim/status")
+
+
+ADAPTERS = {"simulator": SimulatorAdapter}
+
+
+def adapter_for(name: str) -> FaultAdapter:
+    cls = ADAPTERS.get(name)
+    if cls is None:
+        raise FaultError(f"there is no fault adapter {name!r}; known: {', '.join(ADAPTERS)}")
+    return cls()

@@ -1,0 +1,217 @@
+"""Every write to drills made on a person's behalf: plan, start, stop. The worker's side
+(inject, watch, finish and score) is runbooks/drills/execution.py."""
+
+from __future__ import annotations
+
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from console.errors import DomainError
+from incidents.models import OPEN_STATUSES, Incident, Severity
+from runbooks.actions import policy
+from runbooks.actions.k8s import kube_api
+from runbooks.actions.kinds import ActionError
+from runbooks.catalog import load_catalog
+from runbooks.drills.adapters import FaultError, adapter_for
+from runbooks.drills.history import drill_run_record
+from runbooks.drills.models import (
+    ACTIVE_DRILL_STATUSES,
+    DRILL_LABEL,
+    DrillPlan,
+    DrillRun,
+    DrillRunStatus,
+)
+
+RUN_DRILL = "runbooks.run_drill"
+SECONDS_MIN, SECONDS_MAX = 10, 24 * 3600
+TITLE_MAX, REASON_MAX = 200, 300
+
+
+def require_drill_role(actor, what: str) -> None:
+    policy.require(actor, RUN_DRILL, what)
+
+
+def drill_target_check(*, namespace: str, lws: str) -> dict:
+    """Read the LeaderWorkerSet from Kubernetes and refuse it unless it carries the drill
+    label. Returns the labels read (evidence)."""
+    try:
+        obj = kube_api().get_lws(namespace, lws)
+    except ActionError as exc:
+        raise DomainError(
+            f"Could not check that {namespace}/{lws} is a drill target: {exc}", code="unavailable"
+        ) from exc
+    labels = (obj.get("metadata") or {}).get("labels") or {}
+    if labels.get(DRILL_LABEL) != "true":
+        raise DomainError(
+            f"leaderworkerset {namespace}/{lws} is not labelled as a drill target "
+            f'({DRILL_LABEL}: "true"); a drill never runs against an unlabelled target.',
+            code="not_a_drill_target",
+        )
+    return labels
+
+
+def _seconds(name: str, value) -> int:
+    try:
+        number = int(value)
+    except (TypeError, ValueError):
+        raise DomainError(f"{name}: a whole number of seconds.", code="invalid") from None
+    if not SECONDS_MIN <= number <= SECONDS_MAX:
+        raise DomainError(
+            f"{name}: between {SECONDS_MIN} and {SECONDS_MAX} seconds, got {number}.",
+            code="invalid",
+        )
+    return number
+
+
+@transaction.atomic
+def drill_plan_create(
+    *,
+    actor,
+    runbook: str,
+    title: str,
+    namespace: str,
+    lws: str,
+    fault: str,
+    adapter: str = "simulator",
+    expected_branch: str = "",
+    max_duration_seconds: int = 1800,
+    detect_within_seconds: int = 300,
+    acknowledge_within_seconds: int = 300,
+    recover_within_seconds: int = 1200,
+    stop_on_real_sev1: bool = True,
+) -> DrillPlan:
+    """Plan a drill of `runbook` on namespace/lws. Refuses an unknown runbook or branch, a
+    fault its adapter cannot aim at the target, and a target without the drill label."""
+    require_drill_role(actor, "plan drills")
+    rb = load_catalog().get((runbook or "").strip())
+    if rb is None:
+        raise DomainError(
+            f"runbook: there is no runbook {runbook!r} in the catalogue.", code="invalid"
+        )
+    expected_branch = (expected_branch or "").strip()
+    branches = [b.id for b in rb.decision_tree]
+    if expected_branch and expected_branch not in branches:
+        raise DomainError(
+            f"expected_branch: runbook {rb.slug} has no branch {expected_branch!r} "
+            f"(it has {', '.join(branches)}).",
+            code="invalid",
+        )
+    title = (title or "").strip() or f"{rb.title} drill"
+    if len(title) > TITLE_MAX:
+        raise DomainError(f"title: at most {TITLE_MAX} characters.", code="invalid")
+    namespace, lws, fault = ((v or "").strip() for v in (namespace, lws, fault))
+    if not namespace or not lws:
+        raise DomainError("namespace and lws: both are needed to name the target.", code="invalid")
+    try:
+        source = adapter_for(adapter)
+        source.check_target(fault=fault, namespace=namespace, lws=lws)
+    except FaultError as exc:
+        raise DomainError(f"fault: {exc}.", code="invalid") from exc
+    limits = {
+        name: _seconds(name, value)
+        for name, value in (
+            ("max_duration_seconds", max_duration_seconds),
+            ("detect_within_seconds", detect_within_seconds),
+            ("acknowledge_within_seconds", acknowledge_within_seconds),
+            ("recover_within_seconds", recover_within_seconds),
+        )
+    }
+    drill_target_check(namespace=namespace, lws=lws)
+    return DrillPlan.objects.create(
+        runbook=rb.slug, title=title, namespace=namespace, lws=lws, adapter=adapter,
+        fault=fault, expected_branch=expected_branch, stop_on_real_sev1=bool(stop_on_real_sev1),
+        created_by=actor, created_at=timezone.now(), **limits,
+    )  # fmt: skip
+
+
+def plan_snapshot(plan: DrillPlan) -> dict:
+    fields = (
+        "id", "runbook", "title", "namespace", "lws", "adapter", "fault", "expected_branch",
+        "max_duration_seconds", "stop_on_real_sev1", "detect_within_seconds",
+        "acknowledge_within_seconds", "recover_within_seconds",
+    )  # fmt: skip
+    return {f: getattr(plan, f) for f in fields}
+
+
+def real_sev1_open(*, since=None, exclude_id: int | None = None) -> Incident | None:
+    qs = Incident.objects.filter(is_drill=False, severity=Severity.SEV1, status__in=OPEN_STATUSES)
+    if since is not None:
+        qs = qs.filter(triggered_at__gte=since)
+    if exclude_id is not None:
+        qs = qs.exclude(pk=exclude_id)
+    return qs.order_by("triggered_at", "id").first()
+
+
+def busy_message(run: DrillRun) -> str:
+    return (
+        f"drill run #{run.pk} ({run.runbook}) is already {run.status} on {run.namespace}/{run.lws}."
+    )
+
+
+def drill_start(*, plan_id: int, actor) -> DrillRun:
+    """Start a drill: check the target's label again, refuse while a real SEV1 is open
+    (when the plan stops on one), then record the run; the worker injects the fault once
+    this commits."""
+    require_drill_role(actor, "run drills")
+    plan = DrillPlan.objects.filter(pk=plan_id).first()
+    if plan is None:
+        raise DomainError(f"Drill plan #{plan_id} does not exist.", code="not_found")
+    drill_target_check(namespace=plan.namespace, lws=plan.lws)
+    if plan.stop_on_real_sev1:
+        sev1 = real_sev1_open()
+        if sev1 is not None:
+            raise DomainError(
+                f"Incident #{sev1.pk} (SEV1) is open; a drill would stop at once. "
+                "Drill when no real SEV1 is open.",
+                code="busy",
+            )
+    try:
+        with transaction.atomic():
+            run = DrillRun.objects.create(
+                plan=plan, runbook=plan.runbook, namespace=plan.namespace, lws=plan.lws,
+                plan_snapshot=plan_snapshot(plan), status=DrillRunStatus.STARTING,
+                started_by=actor, started_at=timezone.now(),
+            )  # fmt: skip
+            drill_run_record(
+                run, "started", f"{actor.get_username()} started the drill of {plan.runbook} "
+                f"({plan.fault} via {plan.adapter}) on {plan.target}", actor=actor,
+                payload={"plan": run.plan_snapshot},
+            )  # fmt: skip
+            _enqueue_on_commit("inject", run.pk)
+    except IntegrityError:
+        busy = DrillRun.objects.filter(
+            namespace=plan.namespace, lws=plan.lws, status__in=ACTIVE_DRILL_STATUSES
+        ).first()
+        if busy is None:
+            raise
+        raise DomainError(busy_message(busy), code="busy") from None
+    return run
+
+
+@transaction.atomic
+def drill_stop(*, run_id: int, actor, reason: str = "") -> DrillRun:
+    """Ask for the drill to stop now: the worker clears the fault, restores the baseline
+    and scores the run."""
+    require_drill_role(actor, "stop drills")
+    run = DrillRun.objects.select_for_update().filter(pk=run_id).first()
+    if run is None:
+        raise DomainError(f"Drill run #{run_id} does not exist.", code="not_found")
+    if not run.is_active:
+        raise DomainError(f"Drill run #{run.pk} is already {run.get_status_display().lower()}.")
+    if run.status == DrillRunStatus.STOPPING:
+        return run
+    reason = (reason or "").strip()[:200]
+    run.status = DrillRunStatus.STOPPING
+    run.stop_requested_by = actor
+    run.stop_reason = f"stopped by {actor.get_username()}" + (f": {reason}" if reason else "")
+    run.save(update_fields=["status", "stop_requested_by", "stop_reason"])
+    drill_run_record(run, "stop_requested", run.stop_reason, actor=actor, incident_too=True)
+    _enqueue_on_commit("finish", run.pk)
+    return run
+
+
+def _enqueue_on_commit(what: str, run_id: int) -> None:
+    from runbooks.drills import tasks
+
+    task = tasks.drill_run_inject if what == "inject" else tasks.drill_run_finish
+    transaction.on_commit(lambda: task.delay(run_id))

@@ -1,0 +1,122 @@
+"""Drill pages: the plans and recent runs, one plan (start), one run (live card with the
+stop button and the scorecard). Views authorise, call one service or selector, render."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.core.exceptions import PermissionDenied
+from django.http import Http404
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from console.errors import DomainError
+from incidents.views import _forbidden, console_view
+from runbooks.catalog import load_catalog
+from runbooks.drills import selectors, services
+from runbooks.drills.forms import DrillPlanForm
+
+VIEW = "runbooks.view_drillrun"
+POLL_SECONDS = 2
+
+
+def _can_run(request) -> bool:
+    return request.user.has_perm(services.RUN_DRILL)
+
+
+def _list_page(request, form, status=200):
+    context = {
+        "plans": selectors.drill_plans(),
+        "runs": selectors.drill_runs(limit=20),
+        "form": form,
+        "can_run": _can_run(request),
+        "branches": {rb.slug: [b.id for b in rb.decision_tree] for rb in load_catalog().all()},
+    }
+    return render(request, "runbooks/drills/list.html", context, status=status)
+
+
+@require_http_methods(["GET", "POST"])
+@console_view(VIEW)
+def drill_list(request):
+    if request.method == "GET":
+        initial = {"runbook": request.GET.get("runbook", ""), "fault": request.GET.get("runbook")}
+        return _list_page(request, DrillPlanForm(initial=initial))
+    if not _can_run(request):
+        return _forbidden(request, "Your role does not allow you to plan drills.")
+    form = DrillPlanForm(request.POST)
+    if not form.is_valid():
+        return _list_page(request, form, status=400)
+    try:
+        plan = services.drill_plan_create(actor=request.user, **form.cleaned_data)
+    except PermissionDenied as exc:
+        return _forbidden(request, str(exc))
+    except DomainError as exc:
+        form.add_error(None, str(exc))
+        return _list_page(request, form, status=409 if exc.code == "unavailable" else 400)
+    messages.success(request, f"Planned: {plan.title}.")
+    return redirect("runbooks:drill-plan", plan_id=plan.pk)
+
+
+@require_GET
+@console_view(VIEW)
+def drill_plan_page(request, plan_id: int):
+    plan = selectors.drill_plan_get(plan_id=plan_id)
+    if plan is None:
+        raise Http404(f"Drill plan #{plan_id} does not exist.")
+    context = {
+        "plan": plan,
+        "runs": selectors.drill_runs(plan_id=plan.pk),
+        "can_run": _can_run(request),
+    }
+    return render(request, "runbooks/drills/plan.html", context)
+
+
+@require_POST
+@console_view(VIEW)
+def drill_plan_start(request, plan_id: int):
+    try:
+        run = services.drill_start(plan_id=plan_id, actor=request.user)
+    except PermissionDenied as exc:
+        return _forbidden(request, str(exc))
+    except DomainError as exc:
+        if exc.code == "not_found":
+            raise Http404(str(exc)) from None
+        messages.error(request, str(exc))
+        return redirect("runbooks:drill-plan", plan_id=plan_id)
+    return redirect("runbooks:drill-run", run_id=run.pk)
+
+
+def _run_context(request, run_id: int) -> dict:
+    run = selectors.drill_run_get(run_id=run_id)
+    if run is None:
+        raise Http404(f"Drill run #{run_id} does not exist.")
+    return {"run": run, "can_run": _can_run(request), "poll_seconds": POLL_SECONDS}
+
+
+@require_GET
+@console_view(VIEW)
+def drill_run_page(request, run_id: int):
+    return render(request, "runbooks/drills/run.html", _run_context(request, run_id))
+
+
+@require_GET
+@console_view(VIEW)
+def drill_run_card(request, run_id: int):
+    return render(request, "runbooks/drills/_run_card.html", _run_context(request, run_id))
+
+
+@require_POST
+@console_view(VIEW)
+def drill_run_stop(request, run_id: int):
+    try:
+        services.drill_stop(
+            run_id=run_id, actor=request.user, reason=request.POST.get("reason", "")
+        )
+    except PermissionDenied as exc:
+        return _forbidden(request, str(exc))
+    except DomainError as exc:
+        if exc.code == "not_found":
+            raise Http404(str(exc)) from None
+        messages.error(request, str(exc))
+    if request.htmx:
+        return render(request, "runbooks/drills/_run_card.html", _run_context(request, run_id))
+    return redirect("runbooks:drill-run", run_id=run_id)
