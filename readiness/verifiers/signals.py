@@ -79,7 +79,7 @@ def chaos_drill(run, now: datetime) -> Finding:
     plan = getattr(run, "plan", None)
     evidence = [
         f"drill run #{run.pk} ({getattr(run, 'runbook', '') or 'runbook ?'}"
-        f"{', plan ' + str(plan) if plan else ''}) passed at {when:%Y-%m-%d %H:%M} UTC"
+        f"{', plan ' + repr(plan.title) if plan else ''}) passed at {when:%Y-%m-%d %H:%M} UTC"
         if when
         else f"drill run #{run.pk} passed"
     ]

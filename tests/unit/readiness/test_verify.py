@@ -3,8 +3,10 @@ baseline pools give real evidence (some items pass, some fail), a change in the 
 changes the verdict, and an unreachable source makes only its items unknown, saying why."""
 
 import json
+from datetime import timedelta
 
 import pytest
+from django.utils import timezone
 
 from readiness import selectors, services
 from readiness.models import Deployment, ItemState
@@ -133,3 +135,34 @@ def test_a_deleted_lws_is_kept_but_no_longer_listed(sim, prom, worker_api):
     assert not gone.present
     with pytest.raises(services.ReadinessError, match="no longer in the cluster"):
         services.verification_request(deployment_id=gone.pk, trigger="schedule", enqueue=False)
+
+
+def _drill(make_user, *, lws: str, days_ago: int, passed: bool = True):
+    from runbooks.drills.models import DrillPlan, DrillRun, DrillRunStatus
+
+    who = make_user(f"drill-{lws}-{days_ago}", "commander")
+    ended = timezone.now() - timedelta(days=days_ago)
+    plan = DrillPlan.objects.create(
+        runbook="ttft-spike", title="Double the traffic", namespace=NS, lws=lws,
+        fault="ttft-spike", created_by=who, created_at=ended,
+    )  # fmt: skip
+    return DrillRun.objects.create(
+        plan=plan, runbook="ttft-spike", namespace=NS, lws=lws, status=DrillRunStatus.FINISHED,
+        started_by=who, started_at=ended - timedelta(minutes=20), ended_at=ended, passed=passed,
+    )  # fmt: skip
+
+
+def test_a_drill_passed_in_the_last_90_days(sim, prom, worker_api, make_user):
+    assert _refresh(worker_api)["vllm-chat"]["chaos_drill"].summary == (
+        "No drill has passed against this deployment."
+    )
+    run = _drill(make_user, lws="vllm-chat", days_ago=10)
+    _drill(make_user, lws="vllm-chat", days_ago=2, passed=False)  # a failed one does not count
+    _drill(make_user, lws="vllm-long", days_ago=120)
+    items = _refresh(worker_api)
+    chat, long = items["vllm-chat"]["chaos_drill"], items["vllm-long"]["chaos_drill"]
+    assert chat.state == ItemState.VERIFIED
+    assert chat.summary == "A drill passed 10 days ago."
+    assert chat.evidence[0].startswith(f"drill run #{run.pk} (ttft-spike, plan 'Double the")
+    assert long.state == ItemState.FAILING
+    assert long.summary == "The last passed drill is 120 days old (more than 90)."
