@@ -11,6 +11,8 @@ RAG = ("green", "amber", "red")
 
 
 class SignOffSerializer(serializers.ModelSerializer):
+    # A plain string: one enum of the 4 signable items is enough in the schema (the input).
+    item = serializers.CharField(help_text="The checklist item's key.")
     by = serializers.CharField(source="by.username")
     action = serializers.ChoiceField(choices=SignOffAction.choices)
 
@@ -21,7 +23,8 @@ class SignOffSerializer(serializers.ModelSerializer):
 
 class VerificationSerializer(serializers.ModelSerializer):
     deployment = serializers.IntegerField(source="deployment_id")
-    status = serializers.ChoiceField(choices=VerificationStatus.choices)
+    # A string, not an enum: "status" enums of other apps would collide in the schema.
+    status = serializers.CharField(help_text=", ".join(VerificationStatus.values))
     requested_by = serializers.SerializerMethodField()
 
     class Meta:
