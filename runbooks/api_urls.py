@@ -4,6 +4,7 @@ from django.urls import path
 
 from runbooks import api
 from runbooks.actions import api as actions
+from runbooks.drills import api as drills
 
 app_name = "runbooks_api"
 
@@ -23,4 +24,10 @@ urlpatterns = [
     path("actions/<int:pk>/reject/", actions.ActionRunRejectApi.as_view(), name="action-reject"),
     path("actions/<int:pk>/cancel/", actions.ActionRunCancelApi.as_view(), name="action-cancel"),
     path("actions/<int:pk>/undo/", actions.ActionRunUndoApi.as_view(), name="action-undo"),
+    path("drills/plans/", drills.DrillPlanListApi.as_view(), name="drill-plans"),
+    path("drills/plans/<int:pk>/", drills.DrillPlanDetailApi.as_view(), name="drill-plan"),
+    path("drills/plans/<int:pk>/start/", drills.DrillPlanStartApi.as_view(), name="drill-start"),
+    path("drills/runs/", drills.DrillRunListApi.as_view(), name="drill-runs"),
+    path("drills/runs/<int:pk>/", drills.DrillRunDetailApi.as_view(), name="drill-run"),
+    path("drills/runs/<int:pk>/stop/", drills.DrillRunStopApi.as_view(), name="drill-stop"),
 ]

@@ -64,3 +64,36 @@ def test_the_runbook_page_says_when_its_drill_last_passed(
     assert "last passed" in panel
     assert f"/runbooks/drills/runs/{passed.pk}/" in panel
     assert "never passed" in client.get("/runbooks/nccl-hang/").content.decode()
+
+
+def test_the_api_reads_for_everyone_and_writes_for_commanders(
+    client, make_user, make_plan, finished_run
+):
+    plan = make_plan()
+    run = finished_run(passed=True, ago=timedelta(days=1), plan=plan)
+    client.force_login(make_user("vera", roles.VIEWER))
+    assert client.get("/api/v1/drills/plans/").json()[0]["id"] == plan.pk
+    detail = client.get(f"/api/v1/drills/runs/{run.pk}/").json()
+    assert detail["passed"] is True
+    assert "scorecard" in detail
+    listed = client.get("/api/v1/drills/runs/?runbook=ttft-spike").json()
+    assert [r["id"] for r in listed] == [run.pk]
+    assert client.post(f"/api/v1/drills/plans/{plan.pk}/start/").status_code == 403
+    assert client.get("/api/v1/drills/runs/999999/").status_code == 404
+
+
+def test_a_bad_plan_over_the_api_is_a_400_naming_the_problem(client, commander):
+    client.force_login(commander)
+    response = client.post(
+        "/api/v1/drills/plans/",
+        {"runbook": "no-such-runbook", "namespace": "llm-serving", "lws": "vllm-chat",
+         "fault": "ttft-spike"},
+        content_type="application/json",
+    )  # fmt: skip
+    assert response.status_code == 400
+    assert "no runbook 'no-such-runbook'" in response.json()["detail"]
+    response = client.post(
+        "/api/v1/drills/plans/", {"fault": "meteor-strike"}, content_type="application/json"
+    )
+    assert response.status_code == 400
+    assert "fault" in response.json()
