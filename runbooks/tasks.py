@@ -5,6 +5,13 @@ from django.conf import settings
 
 from runbooks.actions import execution, guard_services
 
+# The drill tasks live in runbooks/drills/tasks.py; Celery looks for tasks in <app>.tasks.
+from runbooks.drills.tasks import (  # noqa: F401
+    drill_run_finish,
+    drill_run_inject,
+    drill_runs_watch,
+)
+
 # Below the run's lease (ACTIONS_LEASE_SECONDS), so a live task is never taken for dead.
 TIME_LIMIT = getattr(settings, "ACTIONS_TASK_TIME_LIMIT", 120)
 
