@@ -140,9 +140,10 @@ def test_the_drill_stops_itself_after_its_maximum_duration(drills, commander):
     card = {c["id"]: c for c in run.scorecard["criteria"]}
     assert card["detected"]["evidence"] == "no incident was opened"
     assert [e.kind for e in run.events.all()][-3:] == ["stop_requested", "cleared", "scored"]
-    # This simulator has no /sim/reset (yet): the history says what was not put back.
+    # The fleet is put back to its baseline through the simulator's /sim/reset.
     cleared = run.events.get(kind="cleared")
-    assert "restored" in cleared.payload
+    assert cleared.payload["restored"]["reset"] is True
+    assert "note" not in cleared.payload["restored"]
 
 
 def test_a_real_sev1_stops_the_drill_and_stays_real(drills, commander, post_webhook):
