@@ -370,6 +370,10 @@ ACTIONS_TRACKED_CONFIGMAPS = env.list(
 # namespace) and how long a model load may take before the readiness probe gives up.
 READINESS_NAMESPACES = env.list("READINESS_NAMESPACES", default=[])
 READINESS_MODEL_LOAD_SECONDS = env.int("READINESS_MODEL_LOAD_SECONDS", default=300)
+# A verification not finished in this long is given up (its worker died, or none runs).
+READINESS_VERIFICATION_STALE_SECONDS = env.int("READINESS_VERIFICATION_STALE_SECONDS", default=300)
+# Finished verifications older than this are pruned by beat (the latest one always stays).
+READINESS_KEEP_DAYS = env.int("READINESS_KEEP_DAYS", default=30)
 # Guarded changes (runbooks/actions/guard*): 0 keeps each runbook's own window and
 # interval (tests compress time); pages also go to this Slack-compatible webhook when set.
 GUARD_WINDOW_SECONDS = env.int("GUARD_WINDOW_SECONDS", default=0)

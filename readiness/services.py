@@ -10,6 +10,7 @@ from datetime import date, timedelta
 from django.conf import settings
 from django.core.exceptions import PermissionDenied
 from django.db import IntegrityError, transaction
+from django.db.models import OuterRef, Subquery
 from django.utils import timezone
 
 from console.bounds import MAX_ID
@@ -38,7 +39,7 @@ class ReadinessError(DomainError):
 
 
 def _stale_seconds() -> int:
-    return int(getattr(settings, "READINESS_VERIFICATION_STALE_SECONDS", 300))
+    return settings.READINESS_VERIFICATION_STALE_SECONDS
 
 
 @transaction.atomic
@@ -206,6 +207,31 @@ def checklists_refresh(*, api_factory=None) -> int:
                 verification_run(verification_id=verification.pk, api_factory=api_factory)
                 done += 1
     return done
+
+
+@transaction.atomic
+def verifications_prune(*, now=None) -> int:
+    """Forget finished verifications older than READINESS_KEEP_DAYS (beat verifies every
+    deployment every 15 minutes, ~100 rows a day each), keeping each deployment's latest
+    finished one, which is what its page shows. Sign-offs are never pruned. Returns how
+    many verifications went."""
+    cutoff = (now or timezone.now()) - timedelta(days=settings.READINESS_KEEP_DAYS)
+    latest = (
+        Verification.objects.filter(deployment=OuterRef("deployment"))
+        .exclude(status__in=ACTIVE_VERIFICATION)
+        .order_by("-requested_at", "-id")
+        .values("pk")[:1]
+    )
+    old = (
+        Verification.objects.exclude(status__in=ACTIVE_VERIFICATION)
+        .filter(requested_at__lt=cutoff)
+        .exclude(pk=Subquery(latest))
+        .exclude(pk__in=Deployment.objects.values("last_verification"))
+    )
+    # The stored item results are derived data, not an audit trail: they cascade with
+    # their pass (a bulk delete, which AppendOnlyModel's per-row guard does not refuse).
+    deleted = old.delete()[1]
+    return deleted.get(Verification._meta.label, 0)
 
 
 def _signable(deployment_id: int, item: str) -> Deployment:

@@ -16,5 +16,8 @@ def checklist_verify(verification_id: int) -> None:
     name="readiness.tasks.checklists_refresh", acks_late=True, soft_time_limit=280, time_limit=300
 )
 def checklists_refresh() -> int:
-    """Beat: find the LWS in each namespace, then verify each one. Returns how many."""
-    return services.checklists_refresh()
+    """Beat: find the LWS in each namespace, verify each one, then prune old passes.
+    Returns how many were verified."""
+    done = services.checklists_refresh()
+    services.verifications_prune()
+    return done

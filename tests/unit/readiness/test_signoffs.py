@@ -176,3 +176,24 @@ def test_one_active_verification_per_deployment_and_stale_ones_are_freed(
     first.refresh_from_db()
     assert first.status == VerificationStatus.FAILED
     assert first.error == "No worker finished it within 60 s."
+
+
+def test_old_verifications_are_pruned_but_the_latest_and_sign_offs_stay(deployment, make_user):
+    cara = make_user("cara", roles.COMMANDER)
+    _sign_all(deployment, cara)
+    long_ago = timezone.now() - timedelta(days=45)
+    for _ in range(3):
+        _verified(deployment)
+    Verification.objects.update(requested_at=long_ago, finished_at=long_ago)
+    shown = Deployment.objects.get(pk=deployment.pk).last_verification_id
+    _verified(deployment)  # recent: kept whatever its age rule says
+    recent = Deployment.objects.get(pk=deployment.pk).last_verification_id
+    Deployment.objects.filter(pk=deployment.pk).update(last_verification=shown)
+
+    assert services.verifications_prune() == 2  # the two old passes nothing shows
+    assert set(Verification.objects.values_list("pk", flat=True)) == {shown, recent}
+    assert (
+        ItemCheck.objects.filter(verification_id__in=[shown, recent]).count()
+        == ItemCheck.objects.count()
+    )
+    assert SignOff.objects.count() == len(SIGN_OFF_KEYS)
