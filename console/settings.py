@@ -339,6 +339,10 @@ WORKER_HEARTBEAT_STALE_SECONDS = env.int("WORKER_HEARTBEAT_STALE_SECONDS", defau
 PROMETHEUS_URL = env.str("PROMETHEUS_URL", default="http://127.0.0.1:9090")
 PROMETHEUS_TIMEOUT_SECONDS = env.float("PROMETHEUS_TIMEOUT_SECONDS", default=3.0)
 TRIAGE_CACHE_SECONDS = env.int("TRIAGE_CACHE_SECONDS", default=10)
+# The runbook catalogue (YAML); the drill suite points it at a copy with short windows.
+RUNBOOKS_CATALOG_DIR = Path(
+    env.str("RUNBOOKS_CATALOG_DIR", default=str(BASE_DIR / "runbooks" / "catalog"))
+)
 
 # --- Remediation actions (runbooks/actions) -------------------------------------------
 # Kubernetes: a kubeconfig path, else in-cluster config when running in a pod.
