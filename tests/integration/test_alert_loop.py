@@ -6,7 +6,6 @@ each, clear them, wait for both to be mitigated. The rules are the production on
 with windows and `for:` shortened (a copy in tmp) so the test stays near two minutes.
 """
 
-import re
 import shutil
 import subprocess
 import sys
@@ -17,21 +16,11 @@ import pytest
 
 from tests.conftest import need_service
 from tests.helpers import wait_for
+from tests.prom_rules import fast_rules
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(420)]
 ROOT = Path(__file__).resolve().parents[2]
 SLUGS = ("ttft-spike", "nccl-hang")
-
-
-def fast_rules(dest: Path) -> Path:
-    """The production rules with demo-short windows: [1m] -> [20s], for: -> 10s."""
-    dest.mkdir(parents=True, exist_ok=True)
-    for src in (ROOT / "deploy" / "prometheus" / "rules").glob("*.yml"):
-        text = src.read_text()
-        text = re.sub(r"\[(1m|2m)\]", "[20s]", text)
-        text = re.sub(r"for: \S+", "for: 10s", text)
-        (dest / src.name).write_text(text)
-    return dest
 
 
 def simulator(url: str, *args: str) -> str:
