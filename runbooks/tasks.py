@@ -45,7 +45,7 @@ def action_runs_recover() -> int:
     time_limit=60,
 )
 def config_revisions_capture() -> int:
-    return execution.config_revisions_capture_now()
+    return execution.config_revisions_capture_now(guard=True)
 
 
 @shared_task(

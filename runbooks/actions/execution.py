@@ -296,8 +296,9 @@ def action_runs_recover() -> int:
     return len(ids)
 
 
-def config_revisions_capture_now(reason: str = "periodic capture") -> int:
-    """Beat: keep the tracked ConfigMaps' history current (no-op without Kubernetes)."""
+def config_revisions_capture_now(reason: str = "periodic capture", *, guard: bool = False) -> int:
+    """Beat: keep the tracked ConfigMaps' history current (no-op without Kubernetes);
+    with `guard`, a change the console did not make starts a guard window."""
     from runbooks.actions.k8s import kube_api
     from runbooks.actions.revisions import config_revisions_capture
 
@@ -308,4 +309,4 @@ def config_revisions_capture_now(reason: str = "periodic capture") -> int:
         return 0
     # No transaction around it: each revision is one insert, and HTTP reads must not hold
     # SQLite's write lock.
-    return config_revisions_capture(api=api, reason=reason)
+    return config_revisions_capture(api=api, reason=reason, guard=guard)

@@ -139,6 +139,46 @@ def guard_watch_start(*, run: ActionRun) -> GuardWatch | None:
     )
 
 
+@transaction.atomic
+def guard_watch_start_for_revision(*, revision: ConfigRevision) -> GuardWatch | None:
+    """A tracked ConfigMap changed and the console did not change it (a person's kubectl,
+    a deploy pipeline): watch the golden signals of the newest open incident about its
+    namespace, as for a run of our own. No open incident: nobody to tell, no watch (the
+    revision is still kept and can be rolled back by hand). The first capture of a
+    ConfigMap is not a change."""
+    from incidents.models import OPEN_STATUSES, Incident
+    from runbooks.triage import incident_alerts_firing_first, incident_labels, incident_runbook
+
+    if revision.run_id is not None:
+        return None  # our own write: its run carries the guard
+    earlier = ConfigRevision.objects.filter(
+        namespace=revision.namespace, name=revision.name, captured_at__lt=revision.captured_at
+    )
+    if not earlier.exists():
+        return None
+    incident = (
+        Incident.objects.filter(
+            status__in=OPEN_STATUSES, alerts__labels__namespace=revision.namespace
+        )
+        .order_by("severity", "-pk")
+        .first()
+    )
+    if incident is None:
+        return None
+    alerts = incident_alerts_firing_first(incident)
+    runbook = _runbook(incident.runbook, incident, alerts, incident_runbook)
+    if runbook is None or runbook.guard is None:
+        return None
+    return _start(
+        incident=incident,
+        runbook=runbook,
+        labels=incident_labels(incident, alerts),
+        subject=f"configmap/{revision.namespace}/{revision.name} (r{revision.pk})",
+        changed_at=revision.captured_at,
+        revision=revision,
+    )
+
+
 def _runbook(slug, incident, alerts, incident_runbook):
     from runbooks.catalog import load_catalog
 

@@ -70,8 +70,9 @@ def config_seen(api, params: dict, *, reason: str, run=None, snap=None) -> Confi
     )
 
 
-def config_revisions_capture(*, api, reason: str = "periodic capture") -> int:
-    """Capture every tracked ConfigMap; returns how many revisions were new."""
+def config_revisions_capture(*, api, reason: str = "periodic capture", guard: bool = False) -> int:
+    """Capture every tracked ConfigMap; returns how many revisions were new. With `guard`
+    (the periodic capture), a change the console did not make starts a guard window."""
     stored = 0
     for namespace, name in tracked_configmaps():
         try:
@@ -87,6 +88,10 @@ def config_revisions_capture(*, api, reason: str = "periodic capture") -> int:
             reason=reason,
         )
         stored += row is not None
+        if row is not None and guard:
+            from runbooks.actions.guard_services import guard_watch_start_for_revision
+
+            guard_watch_start_for_revision(revision=row)
     return stored
 
 

@@ -272,3 +272,53 @@ def test_the_card_and_api_show_the_window_and_verdict_with_fixed_queries(people,
     assert "crossed the threshold (&lt; 0.3)" in html
     assert "Automatic undo" in html
     assert "every 5s" not in html  # the verdict is final
+
+
+def _revision(data: dict, *, seconds_ago: int, run=None):
+    from runbooks.actions.revisions import config_revision_store
+
+    row = config_revision_store(
+        namespace="llm-serving", name="vllm-router-config", data=data, resource_version="1",
+        reason="periodic capture", run=run,
+    )  # fmt: skip
+    at = timezone.now() - timedelta(seconds=seconds_ago)
+    type(row).objects.filter(pk=row.pk).update(captured_at=at)
+    row.refresh_from_db()
+    return row
+
+
+def test_a_change_the_console_did_not_make_is_guarded_and_rolled_back(people, prom):
+    """Someone's kubectl switches the router to round-robin while an incident is open in
+    that namespace: the next periodic capture starts a guard; the hit rate falls; the
+    guard asks to roll back to the revision before it, under the usual approval rules."""
+    run, _ = succeeded_run(people["responder"])  # an open incident in llm-serving
+    good = _revision({"routing_logic": "prefixaware"}, seconds_ago=600)
+    outside = _revision({"routing_logic": "roundrobin"}, seconds_ago=5)
+    watch = guard_services.guard_watch_start_for_revision(revision=outside)
+    assert watch is not None
+    assert watch.revision_id == outside.pk
+    assert watch.run_id is None
+    assert watch.incident_id == run.incident_id
+    assert (
+        "Guard on the change to configmap/llm-serving/vllm-router-config"
+        in (timeline(run.incident_id)[-1])
+    )
+    guard_services.guard_watch_evaluate(watch_id=watch.pk)
+    prom.answers[HIT] = 0.05
+    later(watch)
+    watch = guard_services.guard_watch_evaluate(watch_id=watch.pk)
+    assert watch.verdict == "breached"
+    assert watch.outcome == "undo_requested"
+    assert watch.undo_run.kind == "rollback_router_config"
+    assert watch.undo_run.params["revision"] == str(good.pk)
+    assert watch.undo_run.status == S.AWAITING_APPROVAL
+
+
+def test_our_own_writes_the_first_capture_and_quiet_namespaces_start_no_guard(people, prom):
+    first = _revision({"routing_logic": "prefixaware"}, seconds_ago=600)
+    assert guard_services.guard_watch_start_for_revision(revision=first) is None  # no history
+    second = _revision({"routing_logic": "session"}, seconds_ago=300)
+    assert guard_services.guard_watch_start_for_revision(revision=second) is None  # no incident
+    run, _ = succeeded_run(people["responder"])
+    ours = _revision({"routing_logic": "roundrobin"}, seconds_ago=5, run=run)
+    assert guard_services.guard_watch_start_for_revision(revision=ours) is None  # run's guard

@@ -205,3 +205,28 @@ def test_gateway_config_that_is_not_json_is_refused(sim, api):
     )
     with pytest.raises(ActionError, match="is not valid JSON"):
         GATEWAY.read(api, GATEWAY.clean({"max_tokens_cap": 4096}))
+
+
+@pytest.mark.django_db
+def test_the_periodic_capture_guards_a_change_the_console_did_not_make(sim, api):
+    """An outside write to the router ConfigMap (kubectl, a pipeline) while an incident is
+    open in its namespace: the beat's capture stores the revision and starts a guard on
+    that incident; the capture at worker start only records it."""
+    from runbooks.actions.guard_models import GuardWatch
+    from runbooks.actions.revisions import config_revisions_capture
+    from tests.factories import AlertFactory, IncidentFactory
+
+    assert config_revisions_capture(api=api, guard=True) == 2  # the first look: no guard
+    incident = IncidentFactory(severity="SEV2", runbook="prefix-cache-drop")
+    AlertFactory(incident=incident, labels={"namespace": NS, "lws": "vllm-chat"})
+    outside = router_data(routing_logic="roundrobin")
+    sim.store.mutate(CONFIGMAPS, NS, objects.ROUTER_CONFIGMAP, lambda o: o.update(data=outside))
+    assert config_revisions_capture(api=api, reason="first look at worker start") == 1
+    assert not GuardWatch.objects.exists()
+    other = router_data(routing_logic="session")
+    sim.store.mutate(CONFIGMAPS, NS, objects.ROUTER_CONFIGMAP, lambda o: o.update(data=other))
+    assert config_revisions_capture(api=api, guard=True) == 1
+    (watch,) = GuardWatch.objects.all()
+    assert watch.incident_id == incident.pk
+    assert watch.revision.data == other
+    assert watch.runbook == "prefix-cache-drop"
