@@ -28,9 +28,9 @@ test: $(STAMP)
 	$(PY) -m ruff format --check .
 	$(PY) -m pytest $(PYTEST_ARGS)
 
-## Unit tests only (no browser, no stack smoke test).
+## Unit tests only (no browser, no stack smoke test, no drill suite).
 test-fast: $(STAMP)
-	$(PY) -m pytest -m "not e2e and not smoke" $(PYTEST_ARGS)
+	$(PY) -m pytest -m "not e2e and not smoke and not drill" $(PYTEST_ARGS)
 
 lint: $(STAMP)
 	$(PY) -m ruff check .

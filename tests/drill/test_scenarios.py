@@ -1,0 +1,206 @@
+"""The eight failure scenarios, one after another from the baseline, through the real
+stack: inject -> a real Prometheus alert -> real Alertmanager -> an incident with its own
+runbook -> triage picks the expected branch, whose recommended action is requested
+through the API (a second commander approves where needed) -> the run succeeds -> the
+simulated fleet recovers -> the alert resolves -> the incident is mitigated -> the
+postmortem is drafted. `python -m simulator reset` puts the fleet back between scenarios.
+
+Every wait polls with a deadline; nothing sleeps for a fixed time.
+"""
+
+import json
+import subprocess
+import sys
+import time
+import uuid
+
+import pytest
+
+from runbooks.catalog import load_catalog
+from runbooks.placeholders import fill_params
+from tests.helpers import wait_for
+from tests.run_stack import ROOT
+
+pytestmark = [pytest.mark.drill, pytest.mark.timeout(240)]
+
+# slug -> (alert, the decision branch the injection must reach). The action requested is
+# the branch's first recommended action, with the runbook's parameters filled from the
+# incident's alert, exactly what the incident page offers.
+DRILLS = {
+    "ttft-spike": ("VLLMHighTTFT", {"capacity", "capacity_unconfirmed"}),
+    "nccl-hang": ("VLLMEngineStalled", {"hang_nvlink"}),
+    "prefix-cache-drop": ("VLLMPrefixCacheHitRateDrop", {"routing"}),
+    "retry-storm": ("VLLMRetryStorm", {"retry_storm"}),
+    "garbage-output": ("VLLMOutputQualityRegression", {"bad_canary"}),
+    "ecc-errors": ("GPUECCErrors", {"bad_gpu_in_use"}),
+    "cuda-graph-capture": ("VLLMCrashLooping", {"release_crashloop"}),
+    "long-context-kv": ("VLLMKVCachePressure", {"long_prompts_in_shared_pool"}),
+}
+TIMINGS: dict[str, dict[str, float]] = {}
+
+
+def simulator(url: str, *args: str) -> dict:
+    out = subprocess.run(
+        [sys.executable, "-m", "simulator", *args, "--url", url],
+        cwd=ROOT, capture_output=True, text=True, timeout=30, check=True,
+    )  # fmt: skip
+    return json.loads(out.stdout)
+
+
+def api(session, method: str, url: str, **kwargs):
+    headers = {"X-CSRFToken": session.cookies.get("csrftoken", "")}
+    return session.request(method, url, headers=headers, timeout=30, **kwargs)
+
+
+def firing_alerts(stack) -> list[dict]:
+    import requests
+
+    data = requests.get(stack["prom_url"] + "/api/v1/alerts", timeout=5).json()
+    return [a for a in data["data"]["alerts"] if a["state"] in ("firing", "pending")]
+
+
+def newest_incident_id(stack) -> int:
+    r = api(stack["session"], "GET", stack["base"] + "/api/v1/incidents/")
+    return max((i["id"] for i in r.json()["results"]), default=0)
+
+
+def new_incidents(stack, after: int, slug: str = "") -> list[dict]:
+    query = f"?runbook={slug}" if slug else ""
+    r = api(stack["session"], "GET", stack["base"] + "/api/v1/incidents/" + query)
+    return [i for i in r.json()["results"] if i["id"] > after]
+
+
+def opened_incident(stack, after: int, slug: str, mitigated_before: set[int]) -> dict | None:
+    """A new incident for the runbook, or one of its mitigated ones fired again: the
+    console reopens a group that fires within INCIDENT_REOPEN_WINDOW_SECONDS (flapping),
+    e.g. VLLMKVCachePressure on vllm-chat after ttft-spike's overload also raised it."""
+    r = api(stack["session"], "GET", stack["base"] + f"/api/v1/incidents/?runbook={slug}")
+    for i in r.json()["results"]:
+        if i["id"] > after or (
+            i["id"] in mitigated_before and i["status"] in ("triggered", "acknowledged")
+        ):
+            return i
+    return None
+
+
+def mitigated_ids(stack, slug: str) -> set[int]:
+    url = stack["base"] + f"/api/v1/incidents/?runbook={slug}&status=mitigated"
+    return {i["id"] for i in api(stack["session"], "GET", url).json()["results"]}
+
+
+def action_params(slug: str, kind: str, labels: dict) -> dict:
+    runbook = load_catalog().get(slug)
+    action = next(a for a in runbook.emergency_actions if a.kind == kind)
+    return fill_params(dict(action.params), labels)
+
+
+def active_runs(stack) -> list[dict]:
+    r = api(stack["session"], "GET", stack["base"] + "/api/v1/actions/")
+    return [a for a in r.json()["results"] if a["active"]]
+
+
+def settle_runs(stack) -> list[str]:
+    """Runs still waiting from the drill before (e.g. an automatic undo a guarded change
+    requested) would make the next fix "busy": they were about a fleet that the reset
+    replaced, so a commander rejects them; queued and running ones are let finish."""
+    left = []
+    for run in active_runs(stack):
+        left.append(f"#{run['id']} {run['kind']} {run['status']} by {run['requested_by']}")
+        if run["status"] == "awaiting_approval":
+            url = f"{stack['base']}/api/v1/actions/{run['id']}/reject/"
+            api(stack["approver"], "POST", url, json={"note": "drill: fleet reset to baseline"})
+    wait_for(lambda: not active_runs(stack), timeout=60, every=1,
+             what="no action run active before the next drill")  # fmt: skip
+    return left
+
+
+@pytest.fixture
+def baseline(drill_stack):
+    """Reset the simulator and wait until nothing fires: every drill starts from the same
+    fleet, whatever the one before left."""
+    simulator(drill_stack["sim_url"], "reset")
+    left = settle_runs(drill_stack)
+    if left:
+        print(f"runs left active by the previous drill, rejected: {left}")
+    wait_for(lambda: not firing_alerts(drill_stack), timeout=90, every=1,
+             what="no alert firing or pending after the reset")  # fmt: skip
+    return drill_stack
+
+
+@pytest.mark.parametrize("slug", list(DRILLS))
+def test_drill(baseline, slug):
+    stack, base, session = baseline, baseline["base"], baseline["session"]
+    alert, branches = DRILLS[slug]
+    marks = {"start": time.monotonic()}
+    before, quiet = newest_incident_id(stack), mitigated_ids(stack, slug)
+    simulator(stack["sim_url"], "inject", slug)
+
+    # Detect: the real alert reaches the console and opens an incident with its runbook.
+    incident = wait_for(lambda: opened_incident(stack, before, slug, quiet), timeout=120,
+                        every=1, what=f"an incident with runbook {slug}")  # fmt: skip
+    marks["incident"] = time.monotonic()
+    assert incident["title"].startswith(alert), incident["title"]
+    iid = incident["id"]
+
+    # Triage: the expected branch, with an action to take.
+    seen: list[str] = []  # the branches triage went through, for the failure message
+
+    def triaged():
+        t = api(session, "GET", f"{base}/api/v1/incidents/{iid}/triage/").json()
+        decision = t["decision"]
+        if not seen or seen[-1] != decision["branch"]:
+            seen.append(decision["branch"])
+        return t if decision["branch"] in branches and decision["recommended_actions"] else None
+
+    try:
+        answer = wait_for(triaged, timeout=60, every=1, what=f"triage of {slug} -> {branches}")
+    except AssertionError as exc:
+        raise AssertionError(f"{exc}; branches seen: {seen}") from None
+    marks["triaged"] = time.monotonic()
+    assert answer["runbook"] == slug
+    kind = answer["decision"]["recommended_actions"][0]
+
+    # Fix: request the recommended action as the responder; a commander approves.
+    detail = api(session, "GET", f"{base}/api/v1/incidents/{iid}/").json()
+    labels = detail["alerts"][0]["labels"]
+    body = {"kind": kind, "params": action_params(slug, kind, labels),
+            "idempotency_key": f"drill-{uuid.uuid4()}"}  # fmt: skip
+    r = api(session, "POST", f"{base}/api/v1/incidents/{iid}/actions/", json=body)
+    assert r.status_code == 201, r.text[:1000]
+    run = r.json()
+    if run["requires_approval"]:
+        r = api(stack["approver"], "POST", f"{base}/api/v1/actions/{run['id']}/approve/",
+                json={"note": "drill"})  # fmt: skip
+        assert r.status_code == 200, r.text[:1000]
+    run = wait_for(
+        lambda: (lambda x: x if x["status"] in ("succeeded", "failed", "rejected") else None)(
+            api(session, "GET", f"{base}/api/v1/actions/{run['id']}/").json()
+        ),
+        timeout=90, every=1, what=f"the {kind} run to finish",
+    )  # fmt: skip
+    assert run["status"] == "succeeded", run
+    marks["fixed"] = time.monotonic()
+
+    # Recover: the simulator says the fix is in place, the alert resolves, and the
+    # incident moves to mitigated on Alertmanager's resolved notification.
+    def fixed():
+        status = simulator(stack["sim_url"], "status", "--json")
+        return all(s["fixed"] for s in status["active_scenarios"] if s["slug"] == slug)
+
+    wait_for(fixed, timeout=60, every=1, what=f"the simulator to call {slug} fixed")
+    wait_for(
+        lambda: api(session, "GET", f"{base}/api/v1/incidents/{iid}/").json()["status"]
+        == "mitigated",
+        timeout=150, every=1, what=f"incident #{iid} ({slug}) to be mitigated",
+    )  # fmt: skip
+    marks["mitigated"] = time.monotonic()
+
+    # Learn: the postmortem draft is written from what the console recorded.
+    r = api(session, "POST", f"{base}/api/v1/incidents/{iid}/postmortem/", json={})
+    assert r.status_code in (200, 201), r.text[:1000]
+    assert r.json()["draft_state"] in ("ready", "drafting"), r.json()
+
+    others = [(i["id"], i["title"]) for i in new_incidents(stack, before) if i["id"] != iid]
+    t0 = marks["start"]
+    TIMINGS[slug] = {k: round(v - t0) for k, v in marks.items() if k != "start"}
+    print(f"{slug}: {TIMINGS[slug]} branches {seen}; other incidents meanwhile: {others}")
