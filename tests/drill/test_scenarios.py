@@ -229,3 +229,25 @@ def test_drill(baseline, slug):
     t0 = marks["start"]
     TIMINGS[slug] = {k: round(v - t0) for k, v in marks.items() if k != "start"}
     print(f"{slug}: {TIMINGS[slug]} branches {seen}; other incidents meanwhile: {others}")
+
+
+def test_all_eight_at_once_each_alert_fires(baseline):
+    """Injected together, no failure hides another's alert (a pool-wide outage used to
+    mask the bad canary's quality alert)."""
+    stack = baseline
+    for slug in DRILLS:
+        simulator(stack["sim_url"], "inject", slug)
+    want = {alert for alert, _ in DRILLS.values()}
+
+    def firing() -> set[str]:
+        return {a["labels"]["alertname"] for a in firing_alerts(stack) if a["state"] == "firing"}
+
+    seen: set[str] = set()
+    try:
+        wait_for(lambda: seen.update(firing()) or want <= seen, timeout=120, every=1,
+                 what="every scenario's alert to fire")  # fmt: skip
+    except AssertionError:
+        pass  # said below, with the names
+    finally:
+        simulator(stack["sim_url"], "reset")
+    assert want <= seen, f"alerts that never fired (masked): {sorted(want - seen)}"
