@@ -382,6 +382,9 @@ READINESS_KEEP_DAYS = env.int("READINESS_KEEP_DAYS", default=30)
 # interval (tests compress time); pages also go to this Slack-compatible webhook when set.
 GUARD_WINDOW_SECONDS = env.int("GUARD_WINDOW_SECONDS", default=0)
 GUARD_INTERVAL_SECONDS = env.int("GUARD_INTERVAL_SECONDS", default=0)
+# A signal undoes a change only after this many breaching checks in a row (a fix often
+# takes a minute to bite; one bad reading in that minute must not undo it).
+GUARD_CONFIRM_CHECKS = env.int("GUARD_CONFIRM_CHECKS", default=3)
 GUARD_USERNAME = env.str("GUARD_USERNAME", default="console-guard")
 GUARD_PAGE_WEBHOOK_URL = env.str("GUARD_PAGE_WEBHOOK_URL", default="")
 GUARD_PAGE_TIMEOUT_SECONDS = env.float("GUARD_PAGE_TIMEOUT_SECONDS", default=5.0)

@@ -101,6 +101,11 @@ def judge(spec: dict, value: float | None, baseline: float | None) -> tuple[str,
     if before is not None and _bad(spec, before):
         # Past the threshold before the change too: not this change's doing.
         return OK, f"{title}: {shown}, already past {threshold_text(spec)} before the change"
+    if before is None and spec["type"] == "quality":
+        # A quality gate past its threshold with nothing to compare: most likely the outage
+        # the change is fixing, so never an undo. (An error ratio with no data before the
+        # change means no errors, so availability still breaches.)
+        return UNKNOWN, f"{title}: {shown}, and no value from before the change to compare"
     was = f"; {_num(before)} before the change" if before is not None else ""
     return BREACH, f"{title}: {shown} crossed the threshold ({threshold_text(spec)}){was}"
 
@@ -120,9 +125,16 @@ def _query(promql: str, at: float | None, down: list[str]) -> tuple[float | None
     return value, ""
 
 
-def evaluate(specs: list[dict], changed_at: datetime) -> tuple[str, list[dict], str]:
+def evaluate(
+    specs: list[dict], changed_at: datetime, confirm: int = 1
+) -> tuple[str, list[dict], str]:
     """Read every signal now (and its baseline, until one was read) and judge it.
-    Returns (verdict of this evaluation, updated specs, the Prometheus error or "")."""
+    Returns (verdict of this evaluation, updated specs, the Prometheus error or "").
+
+    A signal breaches the verdict only after `confirm` breaching checks in a row (its
+    `streak`), like Flagger's threshold or Argo Rollouts' failure limit: a fix often takes
+    a minute to bite (new groups start, queues drain), and one bad reading in that minute
+    must not undo it. Until then the signal shows "breach" and the watch goes on."""
     down: list[str] = []
     out = []
     for spec in specs:
@@ -136,8 +148,12 @@ def evaluate(specs: list[dict], changed_at: datetime) -> tuple[str, list[dict], 
             spec["baseline"], _ = _query(spec["promql"], changed_at.timestamp() - 1, down)
         value, error = _query(spec["promql"], None, down)
         state, message = judge(spec, value, spec["baseline"])
-        spec.update(value=value, state=state, message=error or message)
+        streak = spec.get("streak", 0) + 1 if state == BREACH else 0
+        if state == BREACH and streak < confirm:
+            message += f" (check {streak} of {confirm} before it counts)"
+        spec.update(value=value, state=state, message=error or message, streak=streak)
         out.append(spec)
     states = {s["state"] for s in out}
-    verdict = BREACH if BREACH in states else UNKNOWN if UNKNOWN in states else OK
+    confirmed = any(s["state"] == BREACH and s["streak"] >= confirm for s in out)
+    verdict = BREACH if confirmed else UNKNOWN if UNKNOWN in states else OK
     return verdict, out, down[0] if down else ""

@@ -201,7 +201,9 @@ def guard_watch_evaluate(*, watch_id: int) -> GuardWatch | None:
     )
     if recent and now < watch.ends_at:
         return watch  # a duplicate delivery; the chain that evaluated is scheduled
-    verdict, specs, error = guard.evaluate(watch.signals, watch.changed_at)
+    verdict, specs, error = guard.evaluate(
+        watch.signals, watch.changed_at, confirm=settings.GUARD_CONFIRM_CHECKS
+    )
     breached = _record(watch.pk, verdict, specs, error)
     return _remedy(watch.pk) if breached else GuardWatch.objects.get(pk=watch.pk)
 
@@ -247,7 +249,16 @@ def _record(watch_id: int, verdict: str, specs: list[dict], error: str) -> bool:
 
 
 def _close(watch: GuardWatch) -> None:
-    if watch.unknown_evaluations:
+    pending = [s for s in watch.signals if s["state"] == guard.BREACH]
+    if pending:
+        # Crossed at the end, but not for long enough to count: a person decides.
+        watch.verdict = GuardVerdict.UNKNOWN
+        watch.verdict_reason = (
+            "The window ended while "
+            + "; ".join(s["message"] for s in pending)
+            + ". Not confirmed, so nothing was undone: check the golden signals yourself."
+        )[:1000]
+    elif watch.unknown_evaluations:
         watch.verdict = GuardVerdict.UNKNOWN
         watch.verdict_reason = (
             f"The signals could not be judged at {watch.unknown_evaluations} of "

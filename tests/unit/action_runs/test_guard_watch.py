@@ -30,6 +30,13 @@ HEALTHY = {HIT: 0.82, "code=~": 0.0, "time_to_first_token": 0.8, "format_violati
 
 
 @pytest.fixture(autouse=True)
+def _one_check_counts(settings):
+    """Most tests here are about what a breach does: one breaching check confirms it.
+    The confirmation rule itself is tested with GUARD_CONFIRM_CHECKS=3 at the end."""
+    settings.GUARD_CONFIRM_CHECKS = 1
+
+
+@pytest.fixture(autouse=True)
 def _clear_cache():
     cache.clear()
     yield
@@ -322,3 +329,47 @@ def test_our_own_writes_the_first_capture_and_quiet_namespaces_start_no_guard(pe
     run, _ = succeeded_run(people["responder"])
     ours = _revision({"routing_logic": "roundrobin"}, seconds_ago=5, run=run)
     assert guard_services.guard_watch_start_for_revision(revision=ours) is None  # run's guard
+
+
+def test_one_bad_reading_while_a_fix_bites_undoes_nothing(people, prom, settings):
+    settings.GUARD_CONFIRM_CHECKS = 3
+    run, watch = succeeded_run(people["responder"])
+    guard_services.guard_watch_evaluate(watch_id=watch.pk)  # baseline 0.82, ok
+    prom.answers[HIT] = 0.05
+    later(watch)
+    watch = guard_services.guard_watch_evaluate(watch_id=watch.pk)
+    assert watch.verdict == "watching"
+    assert {s["id"]: s["state"] for s in watch.signals}["hit_rate"] == "breach"
+    assert "(check 1 of 3 before it counts)" in watch.signals[2]["message"]
+    prom.answers[HIT] = 0.8  # the dip passed
+    later(watch)
+    watch = guard_services.guard_watch_evaluate(watch_id=watch.pk)
+    assert watch.verdict == "watching"
+    assert watch.signals[2]["streak"] == 0
+    later(watch, end=True)
+    assert guard_services.guard_watch_evaluate(watch_id=watch.pk).verdict == "passed"
+    assert not ActionRun.objects.filter(undo_of=run).exists()
+
+
+def test_a_breach_confirmed_by_three_checks_in_a_row_undoes(people, prom, settings):
+    settings.GUARD_CONFIRM_CHECKS = 3
+    run, watch = succeeded_run(people["responder"])
+    guard_services.guard_watch_evaluate(watch_id=watch.pk)
+    prom.answers[HIT] = 0.05
+    for expected in ("watching", "watching", "breached"):
+        later(watch)
+        watch = guard_services.guard_watch_evaluate(watch_id=watch.pk)
+        assert watch.verdict == expected
+    assert watch.undo_run.undo_of_id == run.pk
+
+
+def test_a_window_ending_on_an_unconfirmed_breach_is_unknown_not_passed(people, prom, settings):
+    settings.GUARD_CONFIRM_CHECKS = 3
+    run, watch = succeeded_run(people["responder"])
+    guard_services.guard_watch_evaluate(watch_id=watch.pk)
+    prom.answers[HIT] = 0.05
+    later(watch, end=True)
+    watch = guard_services.guard_watch_evaluate(watch_id=watch.pk)
+    assert watch.verdict == "unknown"
+    assert "Not confirmed, so nothing was undone" in watch.verdict_reason
+    assert not ActionRun.objects.filter(undo_of=run).exists()

@@ -66,6 +66,13 @@ def test_no_value_or_no_baseline_is_unknown_never_a_breach():
     assert state == UNKNOWN
     assert "no value from before the change" in message
     assert judge(spec("prefix-cache-drop", "hit_rate"), None, 0.8)[0] == UNKNOWN
+    # A quality gate past its threshold with no value from before the change is most
+    # likely the outage the change fixes: unknown, never an undo.
+    state, message = judge(spec("prefix-cache-drop", "hit_rate"), 0.05, None)
+    assert state == UNKNOWN
+    assert "no value from before the change to compare" in message
+    # No error series before the change means no errors: availability still breaches.
+    assert judge(spec("ttft-spike", "availability"), 0.2, None)[0] == BREACH
 
 
 def test_signals_are_filled_like_triage_and_say_which_label_is_missing():
