@@ -54,8 +54,9 @@ GUNICORN = VENV_BIN / "gunicorn"
 PG_HOST = os.environ.get("BENCH_PG_HOST", "127.0.0.1")
 PG_PORT = int(os.environ.get("BENCH_PG_PORT", "5432"))
 PG_USER = "postgres"
-CONSOLE_DB = "bench"
-BASELINE_DB = "bench_baseline"
+# Own databases per run (dropped at the end), so two runs on one server never collide.
+CONSOLE_DB = f"bench_{os.getpid()}"
+BASELINE_DB = f"bench_baseline_{os.getpid()}"
 
 PAYLOADS = int(os.environ.get("BENCH_PAYLOADS", "200"))
 SEED = int(os.environ.get("BENCH_SEED", "1"))
