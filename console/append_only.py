@@ -1,5 +1,5 @@
 """Rows the application inserts and never updates or deletes (timelines, audit logs, edit
-histories, kept revisions). Imports no app, so every app can use it (DESIGN.md §3)."""
+histories, kept revisions). Imports no app, so every app can use it."""
 
 from django.db import models
 

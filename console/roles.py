@@ -1,7 +1,7 @@
 """Roles are Django groups; this module is the one place that says what each may do.
 
-Permissions are named by string ("app_label.codename") so this module imports no app
-(DESIGN.md §3). Each role includes the permissions of the roles before it.
+Permissions are named by string ("app_label.codename") so this module imports no app.
+Each role includes the permissions of the roles before it.
 """
 
 from dataclasses import dataclass

@@ -1,4 +1,4 @@
-"""Settings for the incident console, read from the environment (DESIGN.md §5).
+"""Settings for the incident console, read from the environment.
 
 With no environment at all the console runs on embedded defaults: a SQLite file in
 WAL mode and kombu's filesystem broker under VAR_DIR, so `make run` needs no server.
@@ -310,7 +310,7 @@ SPECTACULAR_SETTINGS = {
     },
 }
 
-# --- Alert ingestion (DESIGN.md §4.1) -------------------------------------------------
+# --- Alert ingestion -----------------------------------------------------------------
 # Empty means every webhook is refused (401); embedded mode makes one in var/.
 ALERTMANAGER_TOKEN = env.str("ALERTMANAGER_TOKEN", default="")
 if not ALERTMANAGER_TOKEN and EMBEDDED:

@@ -1,4 +1,4 @@
-"""The only module that knows every app's URLs (DESIGN.md §3)."""
+"""The only module that knows every app's URLs."""
 
 from django.contrib import admin
 from django.contrib.auth import views as auth_views

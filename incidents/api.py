@@ -1,4 +1,4 @@
-"""REST API for incidents (DESIGN.md §4.6): thin views over the selectors and services.
+"""REST API for incidents: thin views over the selectors and services.
 
 Each view parses its input, calls one service or selector, and renders the result.
 Authentication is a session or `Authorization: Token <key>`; every view needs a console

@@ -1,4 +1,4 @@
-"""REST API routes of the incidents app, mounted under /api/v1/ (DESIGN.md §4.6)."""
+"""REST API routes of the incidents app, mounted under /api/v1/."""
 
 from django.urls import path
 

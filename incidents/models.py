@@ -67,7 +67,7 @@ class Incident(models.Model):
     class Meta:
         ordering = ["-triggered_at", "-id"]
         constraints = [
-            # One open incident per group, enforced by the database (DESIGN.md §4.1).
+            # One open incident per group, enforced by the database.
             models.UniqueConstraint(
                 fields=["grouping_key"],
                 condition=~Q(status="resolved"),

@@ -1,4 +1,4 @@
-"""REST API shapes for incidents (DESIGN.md §4.6).
+"""REST API shapes for incidents.
 
 Output serializers render what the selectors return; input serializers check the shape
 of a request body only. Whether a change is allowed (role, state) is the services' call.

@@ -1,4 +1,4 @@
-"""POST /api/v1/alerts/alertmanager (DESIGN.md §4.1).
+"""POST /api/v1/alerts/alertmanager.
 
 Answer codes are chosen for Alertmanager's retry rules: it retries 5xx and transport
 errors and drops everything else. So: 400/401/413 only for requests that can never

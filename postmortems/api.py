@@ -1,4 +1,4 @@
-"""REST API of postmortems and action items (DESIGN.md §4.6): draft a postmortem for an
+"""REST API of postmortems and action items: draft a postmortem for an
 incident, read it, export it as Markdown; action items CRUD with filters. The same
 services and permissions as the pages."""
 

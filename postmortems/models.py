@@ -1,7 +1,7 @@
 """Postmortems, their drafted timeline and stored metric snapshots, review, edit history,
 action items and in-app notifications.
 
-`postmortems` reads incidents and runbooks; neither imports it (DESIGN.md §3).
+`postmortems` reads incidents and runbooks; neither imports it.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""REST API of the runbooks app (DESIGN.md §4.6): live triage of an incident."""
+"""REST API of the runbooks app: live triage of an incident."""
 
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.exceptions import NotFound

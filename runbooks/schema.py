@@ -20,7 +20,7 @@ COMPARATORS = {
     "==": operator.eq,
     "!=": operator.ne,
 }
-# DESIGN.md §4.3.
+# The six action kinds (README "Actions"; one module each in runbooks/actions/kinds/).
 ACTION_KINDS = (
     "scale_lws",
     "set_enforce_eager",
@@ -103,7 +103,7 @@ class Branch:
 
 @dataclass(frozen=True)
 class ActionRef:
-    """An emergency action: an action kind (DESIGN.md §4.3) with default parameters whose
+    """An emergency action: an action kind with default parameters whose
     string values may hold placeholders, filled from the incident's alert labels."""
 
     kind: str

@@ -1,7 +1,7 @@
 """Runbook pages: the catalogue, the failure categories, one runbook, and the two htmx
 partials the incident page composes (live triage, golden-signal charts).
 
-`incidents` never imports this app (DESIGN.md §3): its detail template loads these
+`incidents` never imports this app: its detail template loads these
 partials by URL. Views stay thin: authorise, call one read, shape it for the template.
 """
 

@@ -20,7 +20,7 @@ import random
 from bisect import bisect_left
 from dataclasses import dataclass, field
 
-# Bucket sets verbatim from vllm/v1/metrics/loggers.py (shared/reference/vllm-metrics.md).
+# Bucket sets verbatim from vllm/v1/metrics/loggers.py.
 TTFT_BUCKETS = (
     0.001,
     0.005,

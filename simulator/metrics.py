@@ -1,5 +1,5 @@
 """`/metrics`: the fleet's state in the Prometheus text format, with the real exporters'
-names, types and labels (shared/reference/vllm-metrics.md, DCGM exporter,
+names, types and labels (vLLM v1 metrics, DCGM exporter,
 kube-state-metrics) plus the gateway's and router's own series.
 
 One scrape target stands in for many real ones, so the labels a real Prometheus would add

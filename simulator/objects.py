@@ -1,6 +1,6 @@
 """The objects a fresh simulated cluster starts with (namespace llm-serving).
 
-Shapes follow the real ones (shared/reference/leaderworkerset-vllm-example.yaml): the
+Shapes follow the upstream LeaderWorkerSet vLLM example: the
 vLLM invocation is one shell string in the leader template's command; workers join the
 leader's Ray cluster. Pods are named and labelled as the LWS controller names them:
 leader `<lws>-<group>`, workers `<lws>-<group>-<worker>`.

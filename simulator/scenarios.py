@@ -1,4 +1,4 @@
-"""The eight failure scenarios, one per runbook slug (DESIGN.md §4.2).
+"""The eight failure scenarios, one per runbook slug.
 
 A scenario changes the world the way the real failure would: through the object store
 with the actor a bad release or config push would have (so the change shows up in the

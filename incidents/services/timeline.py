@@ -1,7 +1,7 @@
 """Timeline writes other than lifecycle moves: the incident's runbook, and a generic
 append that higher apps (runbooks, later postmortems) use for their own event kinds.
 
-`incidents` imports neither of those apps (DESIGN.md §3); they call in here instead.
+`incidents` imports neither of those apps; they call in here instead.
 """
 
 import re

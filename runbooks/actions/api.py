@@ -1,4 +1,4 @@
-"""REST API of the remediation actions (DESIGN.md §4.6): request (with an idempotency key),
+"""REST API of the remediation actions: request (with an idempotency key),
 preview, read, approve, reject, cancel, undo. The same services and permissions as the
 console pages; a refused change answers 409 {"detail", "code"} ("busy" when the target has
 an active run), bad parameters 400, an unknown run or incident 404.

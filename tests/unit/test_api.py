@@ -1,4 +1,4 @@
-"""The incidents REST API (DESIGN.md §4.6), as a script or an SRE with a token uses it."""
+"""The incidents REST API, as a script or an SRE with a token uses it."""
 
 import pytest
 from rest_framework.authtoken.models import Token

@@ -1,4 +1,4 @@
-"""Ingestion costs the same number of queries for 1 alert as for 100 (DESIGN.md §4.1)."""
+"""Ingestion costs the same number of queries for 1 alert as for 100."""
 
 import pytest
 from django.db import connection

@@ -1,4 +1,4 @@
-"""The OpenAPI schema documents the API of DESIGN.md §4.6, and the docs work offline."""
+"""The OpenAPI schema documents the API of README "REST API", and the docs work offline."""
 
 import pytest
 from django.core.management import call_command

@@ -1,4 +1,4 @@
-"""Prometheus config and alert rules: promtool checks and the DESIGN.md §4.2 contract.
+"""Prometheus config and alert rules: promtool checks and the runbook contract.
 
 The alerts are what turns a sick vLLM fleet into an incident with the right runbook, so a
 rule that does not parse, never fires or carries the wrong labels is a silent outage of
@@ -20,7 +20,7 @@ PROM_DIR = ROOT / "deploy" / "prometheus"
 RULE_FILES = sorted((PROM_DIR / "rules").glob("*.yml"))
 TEST_FILES = sorted((PROM_DIR / "tests").glob("*.yml"))
 
-# DESIGN.md §4.2: alert -> (runbook slug, severity chosen for it).
+# alert -> (runbook slug, severity chosen for it).
 EXPECTED = {
     "VLLMHighTTFT": ("ttft-spike", "critical"),
     "VLLMEngineStalled": ("nccl-hang", "critical"),

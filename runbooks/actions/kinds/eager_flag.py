@@ -1,6 +1,6 @@
 """Find and toggle `--enforce-eager` in a container's vLLM invocation.
 
-Real LWS manifests carry the invocation in two shapes (shared/reference/leaderworkerset.md):
+Real LWS manifests (the upstream LeaderWorkerSet examples) carry the invocation in two shapes:
 a list of args (`["--model", "m", "--enforce-eager"]`, the image's entrypoint or
 `vllm serve` in `command`), or one shell string (`sh -c "setup.sh ...; python3 -m
 vllm.entrypoints.openai.api_server --port 8080 ..."`). In a script the flag must go into

@@ -1,4 +1,4 @@
-"""REST API of the actions (DESIGN.md §4.6): request with an idempotency key, read, approve,
+"""REST API of the actions: request with an idempotency key, read, approve,
 reject, cancel, undo; permissions per role; query counts that do not grow with the rows."""
 
 import pytest

@@ -1,4 +1,4 @@
-"""REST API of postmortems and action items (DESIGN.md §4.6), with permissions, the
+"""REST API of postmortems and action items, with permissions, the
 Markdown export, filters, and a query count that does not grow with the rows."""
 
 import pytest

@@ -1,4 +1,4 @@
-"""The shipped catalogue: eight runbooks that agree with DESIGN.md §4.2, the alert rules
+"""The shipped catalogue: eight runbooks that agree with README "Runbooks", the alert rules
 and the series the simulator (and the real exporters) export."""
 
 import re
@@ -12,7 +12,7 @@ from runbooks.placeholders import PLACEHOLDER, fill_command, fill_promql
 from runbooks.schema import ACTION_KINDS, CATEGORIES
 
 RULES = Path(__file__).resolve().parents[3] / "deploy" / "prometheus" / "rules"
-# DESIGN.md §4.2: slug -> (alert, one-click fixes)
+# slug -> (alert, one-click fixes)
 DESIGN = {
     "ttft-spike": ("VLLMHighTTFT", {"scale_lws", "update_gateway_limits"}),
     "nccl-hang": ("VLLMEngineStalled", {"restart_lws_group", "cordon_node"}),

@@ -1,5 +1,5 @@
 """The exposition has the real exporters' names, types, labels and bucket sets
-(shared/reference/vllm-metrics.md), and counters only go up."""
+(as vLLM v1 exports them), and counters only go up."""
 
 import math
 
