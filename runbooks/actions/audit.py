@@ -8,6 +8,7 @@ from django.utils import timezone
 from incidents.models import TimelineEventType
 from incidents.services import incident_event_record
 from runbooks.actions.models import ActionRun, ActionRunEvent
+from runbooks.actions.transitions import check_move
 
 TIMELINE_MAX = 1_900  # incidents caps timeline messages at 2,000 characters
 
@@ -27,9 +28,11 @@ def run_record(
     fields: tuple[str, ...] = (),
 ) -> ActionRunEvent:
     """Save the run (status `to` if given, plus `fields`), append the audit event and,
-    unless `timeline` is False (retries and other detail), the incident timeline event."""
+    unless `timeline` is False (retries and other detail), the incident timeline event.
+    A status move that transitions.py does not allow is refused (TransitionError)."""
     status_from = run.status
     if to is not None:
+        check_move(run, to)
         run.status = to
     if to is not None or fields:  # a bare event (e.g. "Requested" after the insert) saves nothing
         update = {*fields, "updated_at"} | ({"status"} if to is not None else set())

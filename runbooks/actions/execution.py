@@ -12,6 +12,7 @@ import logging
 import os
 import socket
 import time
+from contextlib import contextmanager
 from datetime import timedelta
 
 from celery.exceptions import SoftTimeLimitExceeded
@@ -125,6 +126,20 @@ def _retrying(what: str, run: ActionRun, call):
     raise AssertionError("unreachable")
 
 
+@contextmanager
+def _atomic(run: ActionRun):
+    """A transaction for a status move. If it rolls back, the run in memory gets its status
+    back too, so the failure handler moves the run from the status the row still has (the
+    transition table refuses "succeeded to failed")."""
+    status = run.status
+    try:
+        with transaction.atomic():
+            yield
+    except BaseException:
+        run.status = status
+        raise
+
+
 def _save(run: ActionRun, message: str, *, fields: tuple[str, ...], timeline=True, to=None):
     with transaction.atomic():
         run_record(run, message=message, fields=fields, timeline=timeline, to=to)
@@ -209,7 +224,7 @@ def _apply(run: ActionRun, action, api) -> None:
 
 
 def _succeed_locked(run, after, detail, note="") -> None:
-    with transaction.atomic():
+    with _atomic(run):
         _succeed(run, after, detail, note)
 
 
@@ -218,7 +233,7 @@ def _finish(run, action, api, plan: Plan, after: Snapshot, note: str = "") -> No
     _save(run, "Written; reading back", fields=("after", "phase"), timeline=False)
     ok, detail = _verify(run, action, api, plan)
     if not ok:
-        with transaction.atomic():
+        with _atomic(run):
             _fail(run, "verify", f"read-back check failed: {detail}")
         return
     if action.name in CONFIGMAP_KINDS:
@@ -238,7 +253,7 @@ def _resume(run: ActionRun, action, api) -> None:
     elif current.resource_version == before.resource_version:
         _apply(run, action, api)  # nothing changed: the write never happened
     else:
-        with transaction.atomic():
+        with _atomic(run):
             _fail(
                 run,
                 "interrupted",
@@ -261,16 +276,16 @@ def action_run_execute(*, run_id: int, worker: str | None = None) -> None:
         api = kube_api()
         (_resume if resuming else _apply)(run, action, api)
     except ActionError as exc:
-        with transaction.atomic():
+        with _atomic(run):
             code = type(exc).__name__.lower()
             _fail(run, code, exc.message)
     except SoftTimeLimitExceeded:
-        with transaction.atomic():
+        with _atomic(run):
             _fail(run, "timeout", "the run exceeded its time limit")
         raise
     except Exception as exc:  # the run must not stay "running" on a bug
         log.exception("action run %s crashed", run_id)
-        with transaction.atomic():
+        with _atomic(run):
             _fail(run, "internal", f"internal error: {type(exc).__name__}: {exc}"[:1000])
 
 

@@ -1,12 +1,13 @@
-"""Every write to action runs made on a person's behalf: request, approve, reject,
-cancel, undo. The read-only preview (and the approval decision, made again here at every
-request) lives in runbooks/actions/preview.py; the worker's side in
-runbooks/actions/execution.py.
+"""Every write to action runs made on a person's behalf: request, approve or reject (one
+decision), cancel, undo; the status moves each may make are in transitions.py. The
+read-only preview (and the approval decision, made again here at every request) lives in
+runbooks/actions/preview.py; the worker's side in runbooks/actions/execution.py.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from django.core.exceptions import PermissionDenied
 from django.db import IntegrityError, transaction
@@ -27,6 +28,7 @@ from runbooks.actions.preview import (
     domain_error,
     incident_for,
 )
+from runbooks.actions.transitions import check_move
 
 __all__ = ["Preview", "action_run_preview"]  # re-exported: the pages and API preview here
 
@@ -166,53 +168,54 @@ def _note(note: str) -> str:
     return note
 
 
+@dataclass(frozen=True)
+class Verdict:
+    """What an approval or a rejection does; the rest of a decision is the same."""
+
+    to: str  # the status it moves the run to
+    said: str  # the audit and timeline message
+    stamp: str  # the timestamp field it sets to the decision's time
+    enqueue: bool  # hand the run to the worker when the transaction commits
+
+
+VERDICTS = {
+    "approve": Verdict(ActionRunStatus.QUEUED, "Approved", "queued_at", enqueue=True),
+    "reject": Verdict(ActionRunStatus.REJECTED, "Rejected", "finished_at", enqueue=False),
+}
+
+
 @transaction.atomic
+def action_run_decide(*, run_id: int, actor, verdict: str, note: str = "") -> ActionRun:
+    """A second person approves or rejects a run awaiting approval."""
+    decision = VERDICTS.get(verdict)
+    if decision is None:
+        raise DomainError(f"verdict: one of {', '.join(VERDICTS)}.", code="invalid_params")
+    run = _locked(run_id)
+    ok, why = policy.can_decide(actor, run)
+    if not ok:
+        raise PermissionDenied(why)
+    check_move(run, decision.to, hint="it is not awaiting approval")
+    note = _note(note)
+    run.decided_by, run.decided_at, run.decision_note = actor, timezone.now(), note
+    setattr(run, decision.stamp, run.decided_at)
+    run_record(
+        run,
+        to=decision.to,
+        actor=actor,
+        message=decision.said + (f": {note}" if note else ""),
+        fields=("decided_by", "decided_at", "decision_note", decision.stamp),
+    )
+    if decision.enqueue:
+        _enqueue_on_commit(run)
+    return run
+
+
 def action_run_approve(*, run_id: int, actor, note: str = "") -> ActionRun:
-    run = _locked(run_id)
-    ok, why = policy.can_decide(actor, run)
-    if not ok:
-        raise PermissionDenied(why)
-    if run.status != ActionRunStatus.AWAITING_APPROVAL:
-        raise DomainError(
-            f"Run #{run.pk} is {run.get_status_display().lower()}, not awaiting approval.",
-            code="invalid_state",
-        )
-    note = _note(note)
-    run.decided_by, run.decided_at, run.decision_note = actor, timezone.now(), note
-    run.queued_at = run.decided_at
-    run_record(
-        run,
-        to=ActionRunStatus.QUEUED,
-        actor=actor,
-        message="Approved" + (f": {note}" if note else ""),
-        fields=("decided_by", "decided_at", "decision_note", "queued_at"),
-    )
-    _enqueue_on_commit(run)
-    return run
+    return action_run_decide(run_id=run_id, actor=actor, verdict="approve", note=note)
 
 
-@transaction.atomic
 def action_run_reject(*, run_id: int, actor, note: str = "") -> ActionRun:
-    run = _locked(run_id)
-    ok, why = policy.can_decide(actor, run)
-    if not ok:
-        raise PermissionDenied(why)
-    if run.status != ActionRunStatus.AWAITING_APPROVAL:
-        raise DomainError(
-            f"Run #{run.pk} is {run.get_status_display().lower()}, not awaiting approval.",
-            code="invalid_state",
-        )
-    note = _note(note)
-    run.decided_by, run.decided_at, run.decision_note = actor, timezone.now(), note
-    run.finished_at = run.decided_at
-    run_record(
-        run,
-        to=ActionRunStatus.REJECTED,
-        actor=actor,
-        message="Rejected" + (f": {note}" if note else ""),
-        fields=("decided_by", "decided_at", "decision_note", "finished_at"),
-    )
-    return run
+    return action_run_decide(run_id=run_id, actor=actor, verdict="reject", note=note)
 
 
 @transaction.atomic
@@ -222,12 +225,9 @@ def action_run_cancel(*, run_id: int, actor, note: str = "") -> ActionRun:
     run = _locked(run_id)
     if not policy.can_cancel(actor, run):
         raise PermissionDenied("Only the requester or a commander can cancel a run.")
-    if run.status not in (ActionRunStatus.AWAITING_APPROVAL, ActionRunStatus.QUEUED):
-        raise DomainError(
-            f"Run #{run.pk} is {run.get_status_display().lower()}; only a run that has not "
-            "started can be cancelled.",
-            code="invalid_state",
-        )
+    check_move(
+        run, ActionRunStatus.CANCELLED, hint="only a run that has not started can be cancelled"
+    )
     note = _note(note)
     run.finished_at = timezone.now()
     run_record(

@@ -1,5 +1,7 @@
 import pytest
 
+from tests.unit.actions.conftest import sim  # noqa: F401  (the simulated cluster)
+
 
 @pytest.fixture(autouse=True)
 def no_kubernetes(settings, monkeypatch):
