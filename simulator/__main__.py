@@ -1,4 +1,4 @@
-"""python -m simulator serve | inject <slug> | clear [slug] | reset | status [--json]
+"""python -m simulator serve | inject <slug> [--variant V] | clear [slug] | reset | status
 
 `serve` runs the simulator (a test double for a vLLM fleet on Kubernetes); the other
 commands talk to a running one over HTTP (--url, default http://127.0.0.1:9400).
@@ -10,6 +10,7 @@ import json
 import os
 import sys
 import urllib.error
+import urllib.parse
 import urllib.request
 from pathlib import Path
 
@@ -42,10 +43,13 @@ def _print_status(data: dict) -> None:
     ]
     print(f"active scenarios: {', '.join(names) if names else 'none'}")
     for key, value in data.items():
-        if key in ("active_scenarios", "active", "scenarios"):
+        if key in ("active_scenarios", "active", "scenarios", "variants"):
             continue
         print(f"{key}: {json.dumps(value, sort_keys=True)}")
     print(f"available: {', '.join(data.get('scenarios', []))}")
+    for slug, variants in sorted((data.get("variants") or {}).items()):
+        named = ", ".join(f"{v} (-> {branch})" for v, branch in variants.items())
+        print(f"  {slug} --variant: {named}")
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -63,6 +67,8 @@ def main(argv: list[str] | None = None) -> None:
         p = sub.add_parser(name, help=helptext)
         p.add_argument("slug", nargs="?" if name == "clear" else None)
         p.add_argument("--url", default=DEFAULT_URL)
+        if name == "inject":
+            p.add_argument("--variant", default="", help="another way the alert fires (status)")
     reset = sub.add_parser(
         "reset", help="back to the baseline: replicas, templates, labels, ConfigMaps, "
         "cordons and taints, counters; no scenario or API fault active"
@@ -80,7 +86,8 @@ def main(argv: list[str] | None = None) -> None:
             speed=args.speed, startup_delay_s=args.startup_delay,
             advertise_url=args.advertise_url)  # fmt: skip
     elif args.command == "inject":
-        print(json.dumps(_call(args.url, "POST", f"/sim/inject/{args.slug}")))
+        query = f"?variant={urllib.parse.quote(args.variant)}" if args.variant else ""
+        print(json.dumps(_call(args.url, "POST", f"/sim/inject/{args.slug}{query}")))
     elif args.command == "clear":
         path = f"/sim/clear/{args.slug}" if args.slug else "/sim/clear"
         print(json.dumps(_call(args.url, "POST", path)))

@@ -21,6 +21,7 @@ from simulator import objects
 from simulator.fleet_cluster import Cluster, GroupSim
 from simulator.fleet_engine import PROFILES, Component, Mix, step
 from simulator.store import CONFIGMAPS, NODES, ObjectStore
+from simulator.variants import scenario_for
 
 CACHE_AWARE_HIT = {"prefixaware": 0.82, "kvaware": 0.8, "session": 0.75}
 ROUNDROBIN_HIT = 0.05
@@ -31,6 +32,8 @@ CHAT = (13.0, 500, 3500, 500, None)  # hit from the router's routing logic
 DOCS = (0.15, 40_000, 120_000, 600, 0.5)  # long-context document Q&A
 # Per response: P(user leaves feedback), P(thumbs down | feedback), P(format violation).
 QUALITY = {"v1": (0.05, 0.12, 0.002), "v2-canary": (0.05, 0.6, 0.25)}
+GARBAGE = QUALITY["v2-canary"]  # answers of a checkpoint with broken weights, any version
+DAY_S = 600.0  # the traffic curve's period: a compressed day of 10 simulated minutes
 WRONG_ANSWER_RATE = 0.01  # answers computed on a GPU with double-bit ECC errors
 
 
@@ -48,8 +51,14 @@ class Fleet:
             "long_context_threshold_tokens": 32768,
         }
         self.retry_multiplier = 1.0
+        self.retries_without_budget = False  # clients re-send every failure (retry-storm)
+        self.chat_class = CHAT  # the interactive traffic, as a scenario may reshape it
         self.extra_classes: list[tuple] = []  # traffic a scenario adds
         self.load_factor = 1.0  # traffic multiplier a scenario sets
+        # pool -> (prefill, decode) slow-down of throttled GPUs: compute-bound prefill
+        # suffers more from a clock drop than memory-bound decoding.
+        self.throttle: dict[str, tuple[float, float]] = {}
+        self.hidden_metrics: set[str] = set()  # metric families no longer scraped
         self.gw_requests = {(v, c): 0.0 for v in VERSIONS for c in CODES}
         self.gw_rejected = {"rate_limit": 0.0}
         self.gw_retries = 0.0
@@ -71,46 +80,43 @@ class Fleet:
         self._read_configs()
         self.cluster.reconcile(self.t)
         self._traffic(dt)
-        if self.ecc_node and "ecc-errors" in self.active:
+        for slug, state in list(self.active.items()):
+            scenario = scenario_for(slug, state.get("variant", ""))
+            if scenario.tick is not None:
+                scenario.tick(self, state)
+        if self.ecc_node:
             key = (self.ecc_node, 0)
             self.ecc_dbe[key] = self.ecc_dbe.get(key, 0.0) + 0.5 * dt  # bad HBM keeps failing
             self.xid[key] = 48  # Xid 48: double-bit ECC error
         self._flaky_links(dt)
 
-    def inject(self, slug: str) -> None:
-        from simulator.scenarios import SCENARIOS
-
-        if slug not in SCENARIOS:
-            raise ValueError(f"unknown scenario {slug!r}; valid: {', '.join(SCENARIOS)}")
+    def inject(self, slug: str, variant: str = "") -> None:
+        """Start a runbook's failure; `variant` picks another way the same runbook's alert
+        fires (simulator/variants.py), reaching another branch of its decision tree."""
+        scenario = scenario_for(slug, variant)  # ValueError names the valid ones
         if slug in self.active:
             return  # already running: injecting twice is one incident
-        state = {"since": self.t}
+        state = {"since": self.t, "variant": variant}
         self.active[slug] = state
-        SCENARIOS[slug].start(self, state)
+        scenario.start(self, state)
 
     def clear(self, slug: str | None = None) -> None:
-        from simulator.scenarios import SCENARIOS
-
-        if slug is not None and slug not in SCENARIOS:
-            raise ValueError(f"unknown scenario {slug!r}; valid: {', '.join(SCENARIOS)}")
+        if slug is not None:
+            scenario_for(slug, "")
         for s in [slug] if slug else list(self.active):
             state = self.active.pop(s, None)
             if state is not None:
-                SCENARIOS[s].stop(self, state)
+                scenario_for(s, state.get("variant", "")).stop(self, state)
         self._read_configs()
 
     def status(self) -> dict:
-        from simulator.scenarios import SCENARIOS
-
-        scenarios = [
-            {
-                "slug": s,
-                "alert": SCENARIOS[s].alert,
-                "since_s": st["since"],
-                "fixed": SCENARIOS[s].fixed(self, st),
-            }
-            for s, st in self.active.items()
-        ]
+        scenarios = []
+        for s, st in self.active.items():
+            scenario = scenario_for(s, st.get("variant", ""))
+            scenarios.append(
+                {"slug": s, "variant": st.get("variant", ""), "alert": scenario.alert,
+                 "since_s": st["since"], "fixed": scenario.fixed(self, st)}
+            )  # fmt: skip
         nodes = {}
         on_node = {p.node: (g, p) for g, p in self.cluster.all_pods() if p.node}
         for n in self.store.list(NODES):
@@ -167,7 +173,7 @@ class Fleet:
         """A hung group's collective waits on a flaky NVLink link of its leader's GPU 0:
         its flit CRC errors keep rising and the driver logged Xid 74 (NVLink error)."""
         for g in self.groups("vllm-chat").values():
-            if g.hung and g.leader.node:
+            if g.hung and g.link_fault and g.leader.node:
                 key = (g.leader.node, 0)
                 self.nvlink_crc[key] = self.nvlink_crc.get(key, 0.0) + 3.0 * dt
                 self.xid[key] = 74
@@ -185,7 +191,7 @@ class Fleet:
         logic = self.router.get("routing_logic")
         chat_hit = CACHE_AWARE_HIT.get(logic, ROUNDROBIN_HIT)
         pools: dict[str, list[Component]] = {p: [] for p in PROFILES}
-        for rps, lo, hi, out, hit in [CHAT, DOCS, *self.extra_classes]:
+        for rps, lo, hi, out, hit in [self.chat_class, DOCS, *self.extra_classes]:
             above = min(1.0, max(0.0, (hi - threshold) / (hi - lo)))
             for frac, mean, pool in (
                 (above, (max(lo, threshold) + hi) / 2, "vllm-long"),
@@ -197,13 +203,13 @@ class Fleet:
         return pools
 
     def _traffic(self, dt: float) -> None:
-        storm = "retry-storm" in self.active and self._num("rate_limit_rps", 0) <= 0
+        storm = self.retries_without_budget and self._num("rate_limit_rps", 0) <= 0
         # Clients without a retry budget re-send every failed request: x5 offered traffic.
         # With a rate limit the gateway answers 429 + Retry-After and clients back off.
         target = 5.0 if storm else 1.0
         self.retry_multiplier += (target - self.retry_multiplier) * min(1.0, dt / 5)
-        # A compressed "day" (10 min) plus 2 % noise, so graphs move without alerting.
-        diurnal = 1 + 0.05 * math.sin(2 * math.pi * self.t / 600) + self.rng.gauss(0, 0.02)
+        # A compressed "day" plus 2 % noise, so graphs move without alerting.
+        diurnal = 1 + 0.05 * math.sin(2 * math.pi * self.t / DAY_S) + self.rng.gauss(0, 0.02)
         base = diurnal * self.load_factor
         offered = base * self.retry_multiplier
         pools = self._route(offered)
@@ -219,12 +225,13 @@ class Fleet:
         codes = dict.fromkeys(CODES, 0.0)
         codes["429"] = total * (1 - accept) * dt
         self.gw_rejected["rate_limit"] += codes["429"]
-        wrong = 0.0
+        wrong = garbage = 0.0
         cap = max(1.0, self._num("max_tokens_cap", 8192))
         for pool, profile in PROFILES.items():
             comps = [Component(c.rps * accept, c.prompt, c.out_mean, c.hit) for c in pools[pool]]
             stats = self._pool(pool, profile, comps, cap, dt, codes)
             wrong += stats.pop("_on_bad_gpu") * WRONG_ANSWER_RATE
+            garbage += stats.pop("_garbage")
         codes["502"] += self.cluster.lost_requests
         self.cluster.lost_requests = 0.0
         # Retries are counted among the requests the gateway answered (as its access log
@@ -239,25 +246,30 @@ class Fleet:
             ("v1", codes["200"] * (1 - canary)),
             ("v2-canary", codes["200"] * canary),
         ):
-            fb, down, viol = QUALITY[version]
+            bad = min(1.0, garbage / codes["200"]) if codes["200"] > 0 else 0.0
+            fb, down, viol = (
+                (1 - bad) * q + bad * g for q, g in zip(QUALITY[version], GARBAGE, strict=True)
+            )
             extra_down = wrong * 0.5 if version == "v1" else 0.0
             self.gw_feedback[(version, "thumbs_down")] += n * fb * down + extra_down
             self.gw_feedback[(version, "thumbs_up")] += n * fb * (1 - down)
             self.gw_violations[version] += n * viol
 
     def _pool(self, pool, profile, comps, cap, dt, codes) -> dict:
-        mix = Mix(comps, cap, profile.itl_s)
+        slower, decode_x = self.throttle.get(pool, (1.0, 1.0))
+        mix = Mix(comps, cap, profile.itl_s * decode_x, slower)
         groups = self.groups(pool)
         ready = [g for g in groups.values() if self.cluster.group_ready(g)]
-        on_bad = 0.0
-        if not ready:
+        serving = [g for g in ready if not g.out_of_rotation]
+        on_bad = garbage = 0.0
+        if not serving:
             codes["503"] += mix.rps * dt
         for g in ready:
             res = step(
                 g.engine,
                 profile,
                 mix,
-                mix.rps / len(ready),
+                mix.rps / len(serving) if g in serving else 0.0,
                 dt,
                 self.rng,
                 hung=g.hung,
@@ -267,6 +279,8 @@ class Fleet:
             codes["504"] += res.timed_out
             if self.ecc_node and any(p.node == self.ecc_node for p in g.pods):
                 on_bad += res.completed
+            if g.bad_weights:
+                garbage += res.completed
             self.ttft_samples[pool].extend((self.t, s) for s in res.samples)
         samples = sorted(s for when, s in self.ttft_samples[pool] if when > self.t - 30)
         engines = [g.engine for g in ready]
@@ -295,6 +309,7 @@ class Fleet:
             "hung_groups": sorted(g.index for g in groups.values() if g.hung),
             "crashlooping_groups": sorted(g.index for g in groups.values() if g.crashing),
             "_on_bad_gpu": on_bad,
+            "_garbage": garbage,
         }
         return self.pool_stats[pool]
 

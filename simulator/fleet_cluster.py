@@ -30,6 +30,9 @@ from simulator.store import LWS, NODES, PODS, AlreadyExists, NotFound, ObjectSto
 CONTROLLER = "lws-controller"
 # The release the cuda-graph-capture scenario rolls out: CUDA graph capture crashes in it.
 CRASHING_IMAGES = frozenset({"vllm/vllm-openai:v0.11.1-rc1"})
+# A re-quantised checkpoint whose FP8 calibration is broken: it loads, serves and answers
+# HTTP 200 with malformed text (the garbage-output runbook's bad_model branch).
+BAD_CHECKPOINT = f"{objects.MODEL}-FP8-uncalibrated"
 CRASH_AFTER_S = 5.0  # graph capture fails this long after the container starts
 MAX_BACKOFF_S = 60.0  # kubelet caps CrashLoopBackOff at 300 s; compressed for the demo
 REVISION_LABEL = "leaderworkerset.sigs.k8s.io/template-revision-hash"
@@ -99,6 +102,9 @@ class GroupSim:
     eager: bool
     pods: list[PodSim] = field(default_factory=list)
     hung: bool = False
+    link_fault: bool = False  # the hang waits on a flaky NVLink link (CRC errors, Xid 74)
+    out_of_rotation: bool = False  # the router sends it nothing (ejected endpoint)
+    bad_weights: bool = False  # its checkpoint answers 200 with garbage
     engine: EngineState = field(default_factory=EngineState)
 
     @property
@@ -114,6 +120,9 @@ class Cluster:
         self.lost_requests = 0.0  # in-flight requests killed by restarts (-> gateway 502)
         self.now = 0.0
         self.images: dict[str, str] = {}  # LWS name -> leader image, for pod statuses
+        # Nodes whose GPUs fail CUDA initialisation (a driver/library mismatch after a node
+        # image upgrade): any vllm container placed there exits at start-up.
+        self.bad_nodes: set[str] = set()
 
     # --- queries -----------------------------------------------------------------------
     def pod_ready(self, p: PodSim, g: GroupSim) -> bool:
@@ -121,9 +130,13 @@ class Cluster:
             bool(p.node)
             and p.started_at is not None
             and not g.crashing
+            and p.node not in self.bad_nodes
             and self.now >= p.started_at + self.startup_delay_s
             and self.now >= p.not_ready_until
         )
+
+    def crashes(self, p: PodSim, g: GroupSim) -> bool:
+        return (g.crashing and p.worker == 0) or (bool(p.node) and p.node in self.bad_nodes)
 
     def group_ready(self, g: GroupSim) -> bool:
         return all(self.pod_ready(p, g) for p in g.pods)
@@ -197,6 +210,7 @@ class Cluster:
             template_hash(lws),
             crashing=leader_image(lws) in CRASHING_IMAGES and not enforce_eager(lws),
             eager=enforce_eager(lws),
+            bad_weights=BAD_CHECKPOINT in json.dumps(lws["spec"]["leaderWorkerTemplate"]),
         )
         for worker in range(size):
             obj = objects.pod(lws, index, worker, "", phase="Pending")
@@ -269,7 +283,7 @@ class Cluster:
     # --- status write-back (only on change, to keep resourceVersions meaningful) -----------
     def _crash_state(self, p: PodSim, g: GroupSim) -> str | None:
         """Advance a crash-looping leader: run CRASH_AFTER_S, exit, back off, run again."""
-        if not g.crashing or p.worker != 0 or p.started_at is None:
+        if not self.crashes(p, g) or p.started_at is None:
             return None
         if self.now < p.backoff_until:
             return "CrashLoopBackOff"
@@ -281,7 +295,7 @@ class Cluster:
         return None
 
     def waiting_reason(self, p: PodSim, g: GroupSim) -> str | None:
-        return "CrashLoopBackOff" if g.crashing and self.now < p.backoff_until else None
+        return "CrashLoopBackOff" if self.crashes(p, g) and self.now < p.backoff_until else None
 
     def _write_pod_status(self) -> None:
         for g, p in list(self.all_pods()):

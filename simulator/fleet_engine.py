@@ -128,6 +128,7 @@ class Mix:
     components: list[Component]
     cap: float
     itl_s: float
+    prefill_x: float = 1.0  # a throttled GPU prefills this many times slower
     rps: float = 0.0
     service_s: float = 1.0
     kv_per_req: float = 1.0
@@ -153,7 +154,7 @@ class Mix:
             wi * (c.prompt + o / 2) for wi, c, o in zip(w, self.components, outs, strict=True)
         )
         self.service_s = sum(
-            wi * (prefill_s(c) + o * self.itl_s)
+            wi * (prefill_s(c, self.prefill_x) + o * self.itl_s)
             for wi, c, o in zip(w, self.components, outs, strict=True)
         )
         tokens = sum(wi * c.prompt for wi, c in zip(w, self.components, strict=True))
@@ -162,8 +163,8 @@ class Mix:
         )
 
 
-def prefill_s(c: Component) -> float:
-    return PREFILL_FIXED_S + c.prompt * (1 - c.hit) / PREFILL_TOKENS_PER_S
+def prefill_s(c: Component, slower: float = 1.0) -> float:
+    return (PREFILL_FIXED_S + c.prompt * (1 - c.hit) / PREFILL_TOKENS_PER_S) * slower
 
 
 class Histogram:
@@ -265,7 +266,7 @@ def step(
     c.success["abort"] += res.timed_out
     eng.preempt_rps = 0.02 * eng.running if eng.kv_usage > 0.95 and not hung else 0.0
     c.preemptions += eng.preempt_rps * dt
-    base_itl = profile.itl_s * (EAGER_SLOWDOWN if eager else 1.0)
+    base_itl = mix.itl_s * (EAGER_SLOWDOWN if eager else 1.0)
     eng.itl_s = base_itl * (1 + 3 * max(0.0, eng.kv_usage - 0.9))
     capacity = slots / mix.service_s
     eng.wait_s = eng.waiting / capacity if capacity > 0 else 0.0
@@ -285,9 +286,8 @@ def step(
     weights = [comp.rps for comp in mix.components]
     for _ in range(n):
         comp = rng.choices(mix.components, weights)[0]
-        ttft = eng.wait_s * rng.lognormvariate(0, 0.25) + prefill_s(comp) * rng.lognormvariate(
-            0, 0.45
-        )
+        prefill = prefill_s(comp, mix.prefill_x)
+        ttft = eng.wait_s * rng.lognormvariate(0, 0.25) + prefill * rng.lognormvariate(0, 0.45)
         out = max(1, min(int(mix.cap), int(rng.expovariate(1 / comp.out_mean)) + 1))
         itl = eng.itl_s * rng.lognormvariate(0, 0.15)
         c.ttft.observe(ttft)

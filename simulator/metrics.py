@@ -53,10 +53,10 @@ class FleetCollector(Collector):
         self.fleet = fleet
 
     def collect(self):
-        yield from self._engine()
-        yield from self._dcgm()
-        yield from self._kube_state()
-        yield from self._gateway()
+        hidden = self.fleet.hidden_metrics  # families a scrape config drops (a scenario)
+        for family in (*self._engine(), *self._dcgm(), *self._kube_state(), *self._gateway()):
+            if family.name not in hidden:
+                yield family
 
     def _engine(self):
         f = self.fleet

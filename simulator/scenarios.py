@@ -38,6 +38,8 @@ class Scenario:
     start: Callable[[Fleet, dict], None]
     stop: Callable[[Fleet, dict], None]
     fixed: Callable[[Fleet, dict], bool]
+    # Called every tick while active, for failures that change as they go on.
+    tick: Callable[[Fleet, dict], None] | None = None
 
 
 def _set(key: str, value):
@@ -65,13 +67,13 @@ def _spike_fixed(fleet: Fleet, state: dict) -> bool:
 def _hang_start(fleet: Fleet, state: dict) -> None:
     groups = fleet.groups(CHAT)
     index = 1 if 1 in groups else min(groups)
-    groups[index].hung = True
+    groups[index].hung = groups[index].link_fault = True
     state["group"] = index
 
 
 def _hang_stop(fleet: Fleet, state: dict) -> None:
     for g in fleet.groups(CHAT).values():
-        g.hung = False
+        g.hung = g.link_fault = False
 
 
 def _hang_fixed(fleet: Fleet, state: dict) -> bool:
@@ -98,9 +100,11 @@ def _storm_start(fleet: Fleet, state: dict) -> None:
     leader = fleet.groups(CHAT)[min(fleet.groups(CHAT))].leader
     state["pod"] = leader.name
     fleet.cluster.restart_container(leader.name, not_ready_s=30.0)
+    fleet.retries_without_budget = True
 
 
 def _storm_stop(fleet: Fleet, state: dict) -> None:
+    fleet.retries_without_budget = False
     fleet.retry_multiplier = 1.0  # clients calm down
 
 
@@ -140,7 +144,11 @@ def _ecc_start(fleet: Fleet, state: dict) -> None:
 
 
 def _ecc_stop(fleet: Fleet, state: dict) -> None:
-    fleet.ecc_node = None  # GPU replaced; the counter keeps its value, stops increasing
+    """The GPU is replaced: the node's new GPU has no ECC count and no Xid."""
+    fleet.ecc_node = None
+    for counts in (fleet.ecc_dbe, fleet.xid):
+        for key in [k for k in counts if k[0] == state["node"]]:
+            counts[key] = 0
 
 
 def _ecc_fixed(fleet: Fleet, state: dict) -> bool:

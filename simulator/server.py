@@ -23,6 +23,7 @@ from simulator.kubeconfig import write_kubeconfig
 from simulator.objects import new_cluster
 from simulator.reset import simulator_reset
 from simulator.scenarios import SCENARIOS
+from simulator.variants import variant_names
 
 log = logging.getLogger("simulator")
 MAX_BODY = 1024 * 1024
@@ -60,7 +61,8 @@ class Simulator:
         query = query or {}
         if method == "GET" and parts == ["status"]:
             with self.lock:
-                return 200, {"scenarios": sorted(SCENARIOS), **self.fleet.status()}
+                return 200, {"scenarios": sorted(SCENARIOS), "variants": variant_names(),
+                             **self.fleet.status()}  # fmt: skip
         if parts == ["faults"] and method in ("GET", "POST", "DELETE"):
             return self.faults.control(method, body)
         if method == "GET" and parts == ["history"]:
@@ -78,12 +80,13 @@ class Simulator:
                 ]
             }  # fmt: skip
         if method == "POST" and len(parts) == 2 and parts[0] == "inject":
+            variant = (query.get("variant") or [""])[0]
             try:
                 with self.lock:
-                    self.fleet.inject(parts[1])
+                    self.fleet.inject(parts[1], variant)
             except ValueError as exc:
                 return 400, {"error": str(exc)}
-            return 200, {"injected": parts[1]}
+            return 200, {"injected": parts[1], "variant": variant}
         if method == "POST" and parts == ["reset"]:
             with self.lock:
                 simulator_reset(self)
