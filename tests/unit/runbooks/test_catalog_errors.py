@@ -94,8 +94,8 @@ CASES = [
     ("ecc-errors", _set(["long_term", 0, "priority"], "P0"), "long_term[0].priority: expected"),
     (
         "retry-storm",
-        _set(["decision_tree", 4, "when"], "retry_ratio"),
-        "retry-storm.yaml: decision_tree[4].when: the last branch is the catch-all",
+        _set(["decision_tree", 3, "when"], "retry_ratio"),
+        "retry-storm.yaml: decision_tree[3].when: the last branch is the catch-all",
     ),
     (
         "retry-storm",

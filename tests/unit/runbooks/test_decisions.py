@@ -114,13 +114,13 @@ TABLE = [
         st(restarts="firing", crashloop_backoff="firing", pool_crashlooping="ok",
              rollout_in_progress="ok"),
         "pod_crashloop",
-        ("set_enforce_eager",),
+        (),
     ),
     (
         "cuda-graph-capture",  # revisions unknown: do not claim it is the release
         st(crashloop_backoff="firing", pool_crashlooping="ok", rollout_in_progress="no_data"),
         "pod_crashloop",
-        ("set_enforce_eager",),
+        (),
     ),
     (
         "cuda-graph-capture",
