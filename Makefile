@@ -30,7 +30,7 @@ test: $(STAMP)
 
 ## Unit tests only (no browser, no stack smoke test, no drill suite).
 test-fast: $(STAMP)
-	$(PY) -m pytest -m "not e2e and not smoke and not drill" $(PYTEST_ARGS)
+	$(PY) -m pytest -m "not e2e and not smoke and not drill and not branches" $(PYTEST_ARGS)
 
 lint: $(STAMP)
 	$(PY) -m ruff check .

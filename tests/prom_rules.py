@@ -28,10 +28,15 @@ def fast_rules(dest: Path, *, windows: dict[str, str] | None = None, for_: str =
     return dest
 
 
-def fast_catalog(dest: Path, *, windows: dict[str, str]) -> Path:
+def fast_catalog(dest: Path, *, windows: dict[str, str], day: str = "") -> Path:
     """Copy the runbook catalogue with the range windows of its PromQL shortened alike,
-    so triage looks at the same compressed time as the rules (RUNBOOKS_CATALOG_DIR)."""
+    so triage looks at the same compressed time as the rules (RUNBOOKS_CATALOG_DIR).
+    `day`, if given, replaces `offset 1d`: "yesterday" becomes one simulated day ago (the
+    simulator's traffic curve repeats every simulated 10 minutes)."""
     dest.mkdir(parents=True, exist_ok=True)
     for src in CATALOG.glob("*.yaml"):
-        (dest / src.name).write_text(_shorten(src.read_text(), windows))
+        text = _shorten(src.read_text(), windows)
+        if day:
+            text = text.replace("offset 1d", f"offset {day}")
+        (dest / src.name).write_text(text)
     return dest

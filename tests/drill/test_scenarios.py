@@ -8,9 +8,6 @@ postmortem is drafted. `python -m simulator reset` puts the fleet back between s
 Every wait polls with a deadline; nothing sleeps for a fixed time.
 """
 
-import json
-import subprocess
-import sys
 import time
 import uuid
 
@@ -18,64 +15,45 @@ import pytest
 
 from runbooks.catalog import load_catalog
 from runbooks.placeholders import fill_params
+from tests.drill_stack import (
+    active_runs,
+    api,
+    firing_alerts,
+    incidents,
+    new_incidents,
+    newest_incident_id,
+    settle_runs,
+    simulator,
+    wait_branch,
+)
 from tests.helpers import wait_for
-from tests.run_stack import ROOT
 
 pytestmark = [pytest.mark.drill, pytest.mark.timeout(240)]
 
-# slug -> (alert, the decision branch the injection must reach). The action requested is
-# the branch's first recommended action, with the runbook's parameters filled from the
-# incident's alert, exactly what the incident page offers.
+# slug -> (alert, the decision branch the injection must reach, the branch triage shows
+# once the fix has worked and the alert resolved). The action requested is the branch's
+# first recommended action, with the runbook's parameters filled from the incident's
+# alert, exactly what the incident page offers. Without data from "yesterday", ttft-spike
+# cannot tell a traffic jump from lost capacity (capacity_unconfirmed); the ECC errors go
+# on after the workload left the GPU until the node is repaired (bad_gpu_vacated).
 DRILLS = {
-    "ttft-spike": ("VLLMHighTTFT", {"capacity", "capacity_unconfirmed"}),
-    "nccl-hang": ("VLLMEngineStalled", {"hang_nvlink"}),
-    "prefix-cache-drop": ("VLLMPrefixCacheHitRateDrop", {"routing"}),
-    "retry-storm": ("VLLMRetryStorm", {"retry_storm"}),
-    "garbage-output": ("VLLMOutputQualityRegression", {"bad_canary"}),
-    "ecc-errors": ("GPUECCErrors", {"bad_gpu_in_use"}),
-    "cuda-graph-capture": ("VLLMCrashLooping", {"release_crashloop"}),
-    "long-context-kv": ("VLLMKVCachePressure", {"long_prompts_in_shared_pool"}),
+    "ttft-spike": ("VLLMHighTTFT", "capacity_unconfirmed", "before_engine"),
+    "nccl-hang": ("VLLMEngineStalled", "hang_nvlink", "recovered"),
+    "prefix-cache-drop": ("VLLMPrefixCacheHitRateDrop", "routing", "healthy"),
+    "retry-storm": ("VLLMRetryStorm", "retry_storm", "calm"),
+    "garbage-output": ("VLLMOutputQualityRegression", "bad_canary", "healthy"),
+    "ecc-errors": ("GPUECCErrors", "bad_gpu_in_use", "bad_gpu_vacated"),
+    "cuda-graph-capture": ("VLLMCrashLooping", "release_crashloop", "running"),
+    "long-context-kv": ("VLLMKVCachePressure", "long_prompts_in_shared_pool", "relieved"),
 }
 TIMINGS: dict[str, dict[str, float]] = {}
-
-
-def simulator(url: str, *args: str) -> dict:
-    out = subprocess.run(
-        [sys.executable, "-m", "simulator", *args, "--url", url],
-        cwd=ROOT, capture_output=True, text=True, timeout=30, check=True,
-    )  # fmt: skip
-    return json.loads(out.stdout)
-
-
-def api(session, method: str, url: str, **kwargs):
-    headers = {"X-CSRFToken": session.cookies.get("csrftoken", "")}
-    return session.request(method, url, headers=headers, timeout=30, **kwargs)
-
-
-def firing_alerts(stack) -> list[dict]:
-    import requests
-
-    data = requests.get(stack["prom_url"] + "/api/v1/alerts", timeout=5).json()
-    return [a for a in data["data"]["alerts"] if a["state"] in ("firing", "pending")]
-
-
-def newest_incident_id(stack) -> int:
-    r = api(stack["session"], "GET", stack["base"] + "/api/v1/incidents/")
-    return max((i["id"] for i in r.json()["results"]), default=0)
-
-
-def new_incidents(stack, after: int, slug: str = "") -> list[dict]:
-    query = f"?runbook={slug}" if slug else ""
-    r = api(stack["session"], "GET", stack["base"] + "/api/v1/incidents/" + query)
-    return [i for i in r.json()["results"] if i["id"] > after]
 
 
 def opened_incident(stack, after: int, slug: str, mitigated_before: set[int]) -> dict | None:
     """A new incident for the runbook, or one of its mitigated ones fired again: the
     console reopens a group that fires within INCIDENT_REOPEN_WINDOW_SECONDS (flapping),
     e.g. VLLMKVCachePressure on vllm-chat after ttft-spike's overload also raised it."""
-    r = api(stack["session"], "GET", stack["base"] + f"/api/v1/incidents/?runbook={slug}")
-    for i in r.json()["results"]:
+    for i in incidents(stack, f"?runbook={slug}"):
         if i["id"] > after or (
             i["id"] in mitigated_before and i["status"] in ("triggered", "acknowledged")
         ):
@@ -84,34 +62,13 @@ def opened_incident(stack, after: int, slug: str, mitigated_before: set[int]) ->
 
 
 def mitigated_ids(stack, slug: str) -> set[int]:
-    url = stack["base"] + f"/api/v1/incidents/?runbook={slug}&status=mitigated"
-    return {i["id"] for i in api(stack["session"], "GET", url).json()["results"]}
+    return {i["id"] for i in incidents(stack, f"?runbook={slug}&status=mitigated")}
 
 
 def action_params(slug: str, kind: str, labels: dict) -> dict:
     runbook = load_catalog().get(slug)
     action = next(a for a in runbook.emergency_actions if a.kind == kind)
     return fill_params(dict(action.params), labels)
-
-
-def active_runs(stack) -> list[dict]:
-    r = api(stack["session"], "GET", stack["base"] + "/api/v1/actions/")
-    return [a for a in r.json()["results"] if a["active"]]
-
-
-def settle_runs(stack) -> list[str]:
-    """Runs still waiting from the drill before (e.g. an automatic undo a guarded change
-    requested) would make the next fix "busy": they were about a fleet that the reset
-    replaced, so a commander rejects them; queued and running ones are let finish."""
-    left = []
-    for run in active_runs(stack):
-        left.append(f"#{run['id']} {run['kind']} {run['status']} by {run['requested_by']}")
-        if run["status"] == "awaiting_approval":
-            url = f"{stack['base']}/api/v1/actions/{run['id']}/reject/"
-            api(stack["approver"], "POST", url, json={"note": "drill: fleet reset to baseline"})
-    wait_for(lambda: not active_runs(stack), timeout=60, every=1,
-             what="no action run active before the next drill")  # fmt: skip
-    return left
 
 
 def request_fix(stack, iid: int, body: dict) -> dict | None:
@@ -156,7 +113,7 @@ def baseline(drill_stack):
 @pytest.mark.parametrize("slug", list(DRILLS))
 def test_drill(baseline, slug):
     stack, base, session = baseline, baseline["base"], baseline["session"]
-    alert, branches = DRILLS[slug]
+    alert, branch, after_fix = DRILLS[slug]
     marks = {"start": time.monotonic()}
     before, quiet = newest_incident_id(stack), mitigated_ids(stack, slug)
     simulator(stack["sim_url"], "inject", slug)
@@ -169,19 +126,7 @@ def test_drill(baseline, slug):
     iid = incident["id"]
 
     # Triage: the expected branch, with an action to take.
-    seen: list[str] = []  # the branches triage went through, for the failure message
-
-    def triaged():
-        t = api(session, "GET", f"{base}/api/v1/incidents/{iid}/triage/").json()
-        decision = t["decision"]
-        if not seen or seen[-1] != decision["branch"]:
-            seen.append(decision["branch"])
-        return t if decision["branch"] in branches and decision["recommended_actions"] else None
-
-    try:
-        answer = wait_for(triaged, timeout=60, every=1, what=f"triage of {slug} -> {branches}")
-    except AssertionError as exc:
-        raise AssertionError(f"{exc}; branches seen: {seen}") from None
+    answer = wait_branch(stack, iid, branch, timeout=60, actions=True)
     marks["triaged"] = time.monotonic()
     assert answer["runbook"] == slug
     kind = answer["decision"]["recommended_actions"][0]
@@ -219,6 +164,9 @@ def test_drill(baseline, slug):
         timeout=150, every=1, what=f"incident #{iid} ({slug}) to be mitigated",
     )  # fmt: skip
     marks["mitigated"] = time.monotonic()
+    # ... and triage says what is left: the runbook's answer once the failure is fixed.
+    wait_branch(stack, iid, after_fix, timeout=60)
+    marks["after_fix"] = time.monotonic()
 
     # Learn: the postmortem draft is written from what the console recorded.
     r = api(session, "POST", f"{base}/api/v1/incidents/{iid}/postmortem/", json={})
@@ -228,7 +176,7 @@ def test_drill(baseline, slug):
     others = [(i["id"], i["title"]) for i in new_incidents(stack, before) if i["id"] != iid]
     t0 = marks["start"]
     TIMINGS[slug] = {k: round(v - t0) for k, v in marks.items() if k != "start"}
-    print(f"{slug}: {TIMINGS[slug]} branches {seen}; other incidents meanwhile: {others}")
+    print(f"{slug}: {TIMINGS[slug]}; other incidents meanwhile: {others}")
 
 
 def test_all_eight_at_once_each_alert_fires(baseline):
@@ -237,7 +185,7 @@ def test_all_eight_at_once_each_alert_fires(baseline):
     stack = baseline
     for slug in DRILLS:
         simulator(stack["sim_url"], "inject", slug)
-    want = {alert for alert, _ in DRILLS.values()}
+    want = {alert for alert, _, _ in DRILLS.values()}
 
     def firing() -> set[str]:
         return {a["labels"]["alertname"] for a in firing_alerts(stack) if a["state"] == "firing"}
