@@ -31,6 +31,7 @@ from postmortems.models import (
 )
 from postmortems.services.revisions import content_changed
 from postmortems.services.timeline import postmortem_event
+from postmortems.transitions import check_drafting
 from runbooks.actions.models import ActionRun
 from runbooks.triage import incident_runbook
 
@@ -75,10 +76,8 @@ def postmortem_draft(*, incident_id: int, actor) -> Postmortem:
     size += Alert.objects.filter(incident=incident).count()
     if existing is not None:
         # A failed draft (e.g. the worker died): try again rather than stay stuck.
-        updated = Postmortem.objects.filter(pk=existing.pk, draft_state=DraftState.FAILED).update(
-            draft_state=DraftState.PENDING, draft_error=""
-        )
-        if not updated:  # someone else retried it already
+        if not _drafting_move(existing, DraftState.FAILED, DraftState.PENDING):
+            # someone else retried it already
             return Postmortem.objects.get(pk=existing.pk)
         pm = existing
     else:
@@ -101,18 +100,33 @@ def postmortem_draft(*, incident_id: int, actor) -> Postmortem:
     return postmortem_draft_build(postmortem_id=pm.pk)
 
 
+def _drafting_move(pm: Postmortem, start: str, to: str, *, error: str = "") -> bool:
+    """The one writer of a postmortem's drafting state: the move is checked against
+    transitions.py and made only if the row is still in `start` (a parallel retry or a
+    redelivered task may have moved it: False). The copy in memory follows the row."""
+    check_drafting(pm, start, to)
+    values = {"draft_state": to, "draft_error": error[:2000]}
+    if to == DraftState.READY:
+        values["drafted_at"] = timezone.now()
+    if not Postmortem.objects.filter(pk=pm.pk, draft_state=start).update(**values):
+        return False
+    for field, value in values.items():
+        setattr(pm, field, value)
+    return True
+
+
 def postmortem_draft_build(*, postmortem_id: int) -> Postmortem:
     """Fill a pending postmortem. Prometheus is asked outside the transaction; a failure
     marks the draft failed with the reason instead of leaving it pending."""
     pm = Postmortem.objects.select_related("incident").get(pk=postmortem_id)
-    if pm.draft_state == DraftState.READY:
-        return pm  # a redelivered task
+    if pm.draft_state != DraftState.PENDING:
+        return pm  # a redelivered task: drafted, or failed and waiting for a person's retry
     incident = pm.incident
     try:
         snapshots = _snapshots(incident)
         with transaction.atomic():
             pm = Postmortem.objects.select_for_update().get(pk=postmortem_id)
-            if pm.draft_state == DraftState.READY:
+            if pm.draft_state != DraftState.PENDING:
                 return pm
             _fill(pm, incident)
             PostmortemTimelineEntry.objects.filter(postmortem=pm).delete()
@@ -121,13 +135,13 @@ def postmortem_draft_build(*, postmortem_id: int) -> Postmortem:
             for snap in snapshots:
                 snap.postmortem = pm
             MetricSnapshot.objects.bulk_create(snapshots)
-            pm.draft_state, pm.draft_error, pm.drafted_at = DraftState.READY, "", timezone.now()
+            _drafting_move(pm, DraftState.PENDING, DraftState.READY)
             pm.save()
     except Exception as exc:
         log.exception("drafting postmortem %s failed", postmortem_id)
-        Postmortem.objects.filter(pk=postmortem_id).update(
-            draft_state=DraftState.FAILED, draft_error=f"{type(exc).__name__}: {exc}"[:2000]
-        )
+        reason = f"{type(exc).__name__}: {exc}"
+        # From pending, whatever the copy says: the transaction rolled back.
+        _drafting_move(pm, DraftState.PENDING, DraftState.FAILED, error=reason)
         raise
     return pm
 

@@ -1,6 +1,7 @@
 """Action items: create, accept a suggestion, edit, move through open -> in progress ->
-done / won't do (with a reason); overdue reminders as in-app notifications and, when
-POSTMORTEM_REMINDER_WEBHOOK_URL is set, one JSON post (Slack-compatible `text`)."""
+done / won't do (with a reason) as postmortems/transitions.py allows; overdue reminders
+as in-app notifications and, when POSTMORTEM_REMINDER_WEBHOOK_URL is set, one JSON post
+(Slack-compatible `text`)."""
 
 from __future__ import annotations
 
@@ -31,6 +32,7 @@ from postmortems.models import (
 )
 from postmortems.services.revisions import content_changed
 from postmortems.services.timeline import item_event
+from postmortems.transitions import check_item
 
 log = logging.getLogger(__name__)
 MANAGE = "postmortems.manage_actionitem"
@@ -214,12 +216,14 @@ def action_item_save(
 
 @transaction.atomic
 def action_item_set_status(*, item_id: int, actor, status: str, reason: str = "") -> ActionItem:
+    """The one writer of an item's status: the moves allowed are in transitions.py."""
     _require(actor)
     item = ActionItem.objects.select_for_update().filter(pk=item_id).first()
     if item is None:
         raise DomainError(f"Action item #{item_id} does not exist.", code="not_found")
     if status not in ItemStatus.values:
         raise DomainError(f"status: one of {', '.join(ItemStatus.values)}.", code="invalid_params")
+    check_item(item, status)
     reason = (reason or "").strip()
     if status == ItemStatus.WONT_DO and not reason:
         raise DomainError("reason: say why this will not be done.", code="invalid_params")

@@ -1,7 +1,8 @@
 """The review workflow: draft -> in review (named reviewers, comments, changes requested)
--> published. An approval is of the postmortem's current revision; any content change
-withdraws it (services/revisions.py), and publishing needs approvals of the revision being
-published. A reviewer who wrote every edit cannot approve alone (see revisions.py).
+-> published, the moves postmortems/transitions.py allows. An approval is of the
+postmortem's current revision; any content change withdraws it (services/revisions.py),
+and publishing needs approvals of the revision being published. A reviewer who wrote
+every edit cannot approve alone (see revisions.py).
 """
 
 from __future__ import annotations
@@ -29,6 +30,22 @@ from postmortems.services.documents import (
 from postmortems.services.drafting import postmortem_refresh
 from postmortems.services.revisions import notify
 from postmortems.services.timeline import postmortem_event
+from postmortems.transitions import check_status
+
+
+def _status_move(pm: Postmortem, to: str, *, actor) -> None:
+    """The one writer of a postmortem's status: the move is checked against
+    transitions.py, stamped, saved, and kept in the edit history. The caller holds the lock."""
+    old = pm.status
+    check_status(pm, to)
+    pm.status = to
+    if to == S.IN_REVIEW:
+        pm.review_requested_at = timezone.now()
+    if to == S.PUBLISHED:
+        pm.published_at, pm.published_by = timezone.now(), actor
+        pm.published_revision = pm.revision
+    pm.save()
+    _history(pm, actor, "status", old, to)
 
 
 @transaction.atomic
@@ -36,8 +53,7 @@ def postmortem_request_review(*, postmortem_id: int, actor, reviewers: list[str]
     """Name reviewers (usernames) and move the draft to review; they get a notification."""
     pm = _locked(postmortem_id)
     _editable(pm, actor)
-    if pm.status == S.PUBLISHED:
-        raise DomainError("The postmortem is already published.", code="invalid_state")
+    check_status(pm, S.IN_REVIEW)
     names = sorted({r.strip() for r in reviewers if r and r.strip()})
     if not names:
         raise DomainError("Name at least one reviewer.", code="invalid")
@@ -66,10 +82,7 @@ def postmortem_request_review(*, postmortem_id: int, actor, reviewers: list[str]
             reverse("postmortems:detail", args=[pm.pk]),
             f"review:{pm.pk}:{pm.revision}",
         )
-    old = pm.status
-    pm.status, pm.review_requested_at = S.IN_REVIEW, timezone.now()
-    pm.save()
-    _history(pm, actor, "status", old, pm.status)
+    _status_move(pm, S.IN_REVIEW, actor=actor)
     postmortem_event(pm, actor, f"review requested from {', '.join(names)}")
     return pm
 
@@ -95,7 +108,9 @@ def postmortem_review(*, postmortem_id: int, actor, approve: bool, note: str = "
     reviewer = Reviewer.objects.filter(postmortem=pm, user=actor).first()
     if reviewer is None:
         raise PermissionDenied("You are not a reviewer of this postmortem.")
-    if pm.status != S.IN_REVIEW:
+    if not approve:
+        check_status(pm, S.DRAFT, hint="only a postmortem in review is sent back for changes")
+    elif pm.status != S.IN_REVIEW:  # approving moves nothing, but is of a review
         raise DomainError("The postmortem is not in review.", code="invalid_state")
     if approve and postmortem_sole_author_id(pm) == actor.pk:
         raise DomainError(
@@ -115,9 +130,7 @@ def postmortem_review(*, postmortem_id: int, actor, approve: bool, note: str = "
             created_at=timezone.now(),
         )
     if not approve:
-        pm.status = S.DRAFT
-        pm.save()
-        _history(pm, actor, "status", S.IN_REVIEW, S.DRAFT)
+        _status_move(pm, S.DRAFT, actor=actor)
     postmortem_event(
         pm, actor, "approved" if approve else "changes requested", revision=pm.revision
     )
@@ -142,10 +155,8 @@ def postmortem_publish(*, postmortem_id: int, actor) -> Postmortem:
 @transaction.atomic
 def _publish(*, postmortem_id: int, actor, refreshed: bool) -> Postmortem:
     pm = _locked(postmortem_id)
-    if pm.status != S.IN_REVIEW:
-        raise DomainError(
-            "Send the postmortem for review before publishing it.", code="invalid_state"
-        )
+    draft = pm.status == S.DRAFT
+    check_status(pm, S.PUBLISHED, hint="send it for review before publishing it" if draft else "")
     reviewers = list(Reviewer.objects.filter(postmortem=pm).select_related("user"))
     blocker = postmortem_publish_blocker(pm, reviewers, postmortem_sole_author_id(pm))
     if blocker:
@@ -155,9 +166,6 @@ def _publish(*, postmortem_id: int, actor, refreshed: bool) -> Postmortem:
                 f"publishing brought in new facts, so it is back in review. {blocker}"
             )
         raise DomainError(blocker, code="invalid_state")
-    pm.status, pm.published_at, pm.published_by = S.PUBLISHED, timezone.now(), actor
-    pm.published_revision = pm.revision
-    pm.save()
-    _history(pm, actor, "status", S.IN_REVIEW, S.PUBLISHED)
+    _status_move(pm, S.PUBLISHED, actor=actor)
     postmortem_event(pm, actor, "published", revision=pm.revision)
     return pm

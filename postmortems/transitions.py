@@ -1,0 +1,88 @@
+"""The postmortem's state machines (its review status and its drafting state) and the
+action items': which moves are allowed, and which service makes each. The one writer of
+each state (in postmortems/services/) checks its move here first.
+"""
+
+from __future__ import annotations
+
+from django.db import models
+
+from incidents.lifecycle import TransitionError
+from postmortems.models import ActionItem, DraftState, ItemStatus, Postmortem, PostmortemStatus
+
+S, D, A = PostmortemStatus, DraftState, ItemStatus  # A: action items
+
+# Where each machine starts, and the service that creates the row in it.
+INITIAL: dict[str, str] = {
+    S.DRAFT: "postmortem_draft",
+    D.PENDING: "postmortem_draft",
+    A.OPEN: "action_item_create",
+}
+
+# (from, to) -> the service that makes the move. A published postmortem stays published
+# (admins correct its text without a new review).
+STATUS: dict[tuple[str, str], str] = {
+    (S.DRAFT, S.IN_REVIEW): "postmortem_request_review",
+    (S.IN_REVIEW, S.IN_REVIEW): "postmortem_request_review",  # more reviewers named
+    (S.IN_REVIEW, S.DRAFT): "postmortem_review",  # changes requested
+    (S.IN_REVIEW, S.PUBLISHED): "postmortem_publish",
+}
+
+DRAFTING: dict[tuple[str, str], str] = {
+    (D.PENDING, D.READY): "postmortem_draft_build",
+    (D.PENDING, D.FAILED): "postmortem_draft_build",
+    (D.FAILED, D.PENDING): "postmortem_draft",  # drafted again
+}
+
+# A closed item (done, won't do) is reopened before it closes the other way, so the
+# timeline shows the reopening and closed_at is when open work ended.
+ITEM: dict[tuple[str, str], str] = {
+    (A.OPEN, A.IN_PROGRESS): "action_item_set_status",
+    (A.OPEN, A.DONE): "action_item_set_status",
+    (A.OPEN, A.WONT_DO): "action_item_set_status",
+    (A.IN_PROGRESS, A.OPEN): "action_item_set_status",
+    (A.IN_PROGRESS, A.DONE): "action_item_set_status",
+    (A.IN_PROGRESS, A.WONT_DO): "action_item_set_status",
+    (A.DONE, A.OPEN): "action_item_set_status",
+    (A.DONE, A.IN_PROGRESS): "action_item_set_status",
+    (A.WONT_DO, A.OPEN): "action_item_set_status",
+    (A.WONT_DO, A.IN_PROGRESS): "action_item_set_status",
+    (A.WONT_DO, A.WONT_DO): "action_item_set_status",  # a new reason
+}
+
+
+def _either(labels: list[str]) -> str:
+    return " or ".join(labels) if len(labels) < 3 else f"{', '.join(labels[:-1])} or {labels[-1]}"
+
+
+def _check(
+    table: dict, choices: type[models.TextChoices], what: str, start: str, to: str, hint: str
+) -> None:
+    if (start, to) in table:
+        return
+
+    def label(value: str) -> str:
+        return choices(value).label.lower()
+
+    if not hint:
+        froms = [label(a) for a, b in table if b == to]
+        hint = (
+            f"it becomes {label(to)} only from {_either(froms)}"
+            if froms
+            else f"it is {label(to)} only when it is created"
+        )
+    raise TransitionError(f"Cannot move {what} from {label(start)} to {label(to)}: {hint}.")
+
+
+def check_status(pm: Postmortem, to: str, *, hint: str = "") -> None:
+    _check(STATUS, S, f"postmortem #{pm.pk}", pm.status, to, hint)
+
+
+def check_drafting(pm: Postmortem, start: str, to: str) -> None:
+    """`start` rather than the copy in memory: drafting moves are made on the row itself
+    (a parallel retry or a rolled-back build may have left the copy behind)."""
+    _check(DRAFTING, D, f"the draft of postmortem #{pm.pk}", start, to, "")
+
+
+def check_item(item: ActionItem, to: str, *, hint: str = "") -> None:
+    _check(ITEM, A, f"action item #{item.pk}", item.status, to, hint)
