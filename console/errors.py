@@ -1,3 +1,6 @@
+from django.http import Http404
+
+
 class DomainError(Exception):
     """A refused state change, with a message a person can act on."""
 
@@ -7,3 +10,11 @@ class DomainError(Exception):
         super().__init__(message)
         if code:
             self.code = code
+
+
+class NotFound(DomainError, Http404):
+    """The row a request names does not exist. A refusal like any other for the services'
+    callers (code "not_found": the API answers 404), and an Http404 for Django, so a page
+    that lets it through answers the 404 page without catching it."""
+
+    code = "not_found"

@@ -5,30 +5,29 @@ Authentication is a session or `Authorization: Token <key>`; every view needs a 
 role (settings REST_FRAMEWORK). Whether a role may make a change is decided by the
 services (they raise PermissionDenied -> 403); the view-level permission classes only
 say the same thing earlier, before the body is looked at. A refused change
-(DomainError) answers 409 {"detail", "code"}, an unknown incident 404 {"detail"}.
+(DomainError) answers 409 {"detail", "code"}, an unknown incident 404 {"detail"}
+(console/api_errors.py).
 """
 
-from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import (
-    OpenApiExample,
-    OpenApiParameter,
-    OpenApiResponse,
-    extend_schema,
-)
+from drf_spectacular.utils import extend_schema
 from rest_framework import status
-from rest_framework.exceptions import NotFound
-from rest_framework.generics import GenericAPIView
-from rest_framework.parsers import JSONParser
 from rest_framework.response import Response
 
-from console.errors import DomainError
+from console.api_base import (
+    E400,
+    ITEM_READ_ERRORS,
+    ITEM_WRITE_ERRORS,
+    LIST_ERRORS,
+    WRITE_ERRORS,
+    ConsoleApi,
+    parse_body,
+)
 from console.permissions import HasConsoleRole, require_perm
+from incidents import permissions as perms
 from incidents import selectors, services
 from incidents.selectors import IncidentFilters
 from incidents.serializers import (
     CommanderInputSerializer,
-    DomainErrorSerializer,
-    ErrorSerializer,
     IncidentDetailSerializer,
     IncidentListQuerySerializer,
     IncidentSerializer,
@@ -41,68 +40,15 @@ from incidents.serializers import (
 
 TAG = "incidents"
 
-# --- documented error answers ---------------------------------------------------------
-_VALIDATION_EXAMPLE = OpenApiExample(
-    "Field errors", value={"text": ["This field may not be blank."]}, response_only=True
-)
-E400 = OpenApiResponse(
-    OpenApiTypes.OBJECT,
-    description='The body or a query parameter is invalid: {"<field>": ["<message>", …]}.',
-    examples=[_VALIDATION_EXAMPLE],
-)
-E401 = OpenApiResponse(
-    ErrorSerializer,
-    description="Not authenticated: send a session cookie or `Authorization: Token <key>`. "
-    "(DRF answers 403 instead when the session scheme is tried first.)",
-)
-E403 = OpenApiResponse(
-    ErrorSerializer,
-    description="Authenticated, but without a console role, or the role does not allow this.",
-)
-E404 = OpenApiResponse(ErrorSerializer, description="No incident with this id.")
-E409 = OpenApiResponse(
-    DomainErrorSerializer,
-    description="The change was refused in the incident's current state "
-    "(e.g. resolving an incident that is already resolved).",
-)
-E404_PAGE = OpenApiResponse(
-    ErrorSerializer, description="No such page: `?page=` is past the last page or not a number."
-)
-READ_ERRORS = {401: E401, 403: E403}
-LIST_ERRORS = {400: E400, 404: E404_PAGE, **READ_ERRORS}
-ITEM_READ_ERRORS = {**READ_ERRORS, 404: E404}
-ITEM_WRITE_ERRORS = {**ITEM_READ_ERRORS, 409: E409}
-WRITE_ERRORS = {400: E400, **ITEM_WRITE_ERRORS}
-
-ID_PARAM = OpenApiParameter("id", int, OpenApiParameter.PATH, description="Incident id.")
-
 
 def _detail_response(request, incident_id: int) -> Response:
     incident = selectors.incident_get(incident_id=incident_id)
-    if incident is None:
-        raise NotFound(f"Incident #{incident_id} does not exist.")
     context = {"request": request, "alerts": selectors.incident_alerts(incident_id=incident.pk)}
     return Response(IncidentDetailSerializer(incident, context=context).data)
 
 
-def _body(serializer_class, request) -> dict:
-    serializer = serializer_class(data=request.data)
-    serializer.is_valid(raise_exception=True)
-    return serializer.validated_data
-
-
-class IncidentApi(GenericAPIView):
-    # Base for the incident views (a comment, not a docstring: docstrings become the
-    # operation descriptions in the schema). The API speaks JSON only, and a service's
-    # "not_found" refusal is a 404 rather than a 409. No OPTIONS: DRF's metadata answer
-    # needs a serializer_class these views do not have (it was a 500); now a JSON 405.
-    parser_classes = [JSONParser]
-    metadata_class = None
-
-    def handle_exception(self, exc):
-        if isinstance(exc, DomainError) and exc.code == "not_found":
-            exc = NotFound(str(exc))
-        return super().handle_exception(exc)
+class IncidentApi(ConsoleApi):
+    noun = "incident"
 
 
 # --- reads ------------------------------------------------------------------------------
@@ -127,7 +73,7 @@ class IncidentListApi(IncidentApi):
         return self.get_paginated_response(data)
 
 
-@extend_schema(tags=[TAG], parameters=[ID_PARAM])
+@extend_schema(tags=[TAG])
 class IncidentDetailApi(IncidentApi):
     """The incident, its Alertmanager group labels and its alerts (firing first)."""
 
@@ -140,7 +86,7 @@ class IncidentDetailApi(IncidentApi):
         return _detail_response(request, pk)
 
 
-@extend_schema(tags=[TAG], parameters=[ID_PARAM])
+@extend_schema(tags=[TAG])
 class IncidentTimelineApi(IncidentApi):
     """What happened, oldest first: alerts, status changes, notes, commanders.
 
@@ -155,8 +101,7 @@ class IncidentTimelineApi(IncidentApi):
     def get(self, request, pk: int):
         query = TimelineQuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
-        if selectors.incident_get(incident_id=pk) is None:
-            raise NotFound(f"Incident #{pk} does not exist.")
+        selectors.incident_get(incident_id=pk)  # 404 for a missing incident, not an empty list
         events = selectors.incident_timeline(
             incident_id=pk, after_id=query.validated_data.get("after")
         )
@@ -184,11 +129,11 @@ def _change_schema(
     )
 
 
-@extend_schema(tags=[TAG], parameters=[ID_PARAM])
+@extend_schema(tags=[TAG])
 class IncidentAcknowledgeApi(IncidentApi):
     """Someone is on it. No body. Answers the incident."""
 
-    permission_classes = [HasConsoleRole, require_perm("incidents.acknowledge_incident")]
+    permission_classes = [HasConsoleRole, require_perm(perms.ACKNOWLEDGE)]
 
     @_change_schema(
         "incidents_acknowledge",
@@ -201,11 +146,11 @@ class IncidentAcknowledgeApi(IncidentApi):
         return _detail_response(request, pk)
 
 
-@extend_schema(tags=[TAG], parameters=[ID_PARAM])
+@extend_schema(tags=[TAG])
 class IncidentMitigateApi(IncidentApi):
     """Impact has stopped; the alerts may still be firing. Answers the incident."""
 
-    permission_classes = [HasConsoleRole, require_perm("incidents.mitigate_incident")]
+    permission_classes = [HasConsoleRole, require_perm(perms.MITIGATE)]
 
     @_change_schema(
         "incidents_mitigate",
@@ -213,45 +158,45 @@ class IncidentMitigateApi(IncidentApi):
         ReasonInputSerializer,
     )
     def post(self, request, pk: int):
-        data = _body(ReasonInputSerializer, request)
+        data = parse_body(ReasonInputSerializer, request)
         services.incident_mitigate(incident_id=pk, actor=request.user, reason=data["reason"])
         return _detail_response(request, pk)
 
 
-@extend_schema(tags=[TAG], parameters=[ID_PARAM])
+@extend_schema(tags=[TAG])
 class IncidentResolveApi(IncidentApi):
     """The incident is over. Answers the incident."""
 
-    permission_classes = [HasConsoleRole, require_perm("incidents.resolve_incident")]
+    permission_classes = [HasConsoleRole, require_perm(perms.RESOLVE)]
 
     @_change_schema("incidents_resolve", "Resolve (commander)", ReasonInputSerializer)
     def post(self, request, pk: int):
-        data = _body(ReasonInputSerializer, request)
+        data = parse_body(ReasonInputSerializer, request)
         services.incident_resolve(incident_id=pk, actor=request.user, reason=data["reason"])
         return _detail_response(request, pk)
 
 
-@extend_schema(tags=[TAG], parameters=[ID_PARAM])
+@extend_schema(tags=[TAG])
 class IncidentReopenApi(IncidentApi):
     """Back to triggered, with a reason; refused while another incident is open for the
     same alert group. Answers the incident."""
 
-    permission_classes = [HasConsoleRole, require_perm("incidents.reopen_incident")]
+    permission_classes = [HasConsoleRole, require_perm(perms.REOPEN)]
 
     @_change_schema(
         "incidents_reopen", "Reopen a resolved incident (commander)", ReopenInputSerializer
     )
     def post(self, request, pk: int):
-        data = _body(ReopenInputSerializer, request)
+        data = parse_body(ReopenInputSerializer, request)
         services.incident_reopen(incident_id=pk, actor=request.user, reason=data["reason"])
         return _detail_response(request, pk)
 
 
-@extend_schema(tags=[TAG], parameters=[ID_PARAM])
+@extend_schema(tags=[TAG])
 class IncidentNoteApi(IncidentApi):
     """Append a note to the timeline. Answers the new timeline event."""
 
-    permission_classes = [HasConsoleRole, require_perm("incidents.add_note")]
+    permission_classes = [HasConsoleRole, require_perm(perms.ADD_NOTE)]
 
     @_change_schema(
         "incidents_note_add",
@@ -261,12 +206,12 @@ class IncidentNoteApi(IncidentApi):
         response=TimelineEventSerializer,
     )
     def post(self, request, pk: int):
-        data = _body(NoteInputSerializer, request)
+        data = parse_body(NoteInputSerializer, request)
         event = services.incident_note_add(incident_id=pk, actor=request.user, text=data["text"])
         return Response(TimelineEventSerializer(event).data, status=status.HTTP_201_CREATED)
 
 
-@extend_schema(tags=[TAG], parameters=[ID_PARAM])
+@extend_schema(tags=[TAG])
 class IncidentCommanderApi(IncidentApi):
     """A responder may name themselves when nobody commands the incident; assigning
     someone else, taking over, or clearing it (null) needs the commander role.
@@ -280,7 +225,7 @@ class IncidentCommanderApi(IncidentApi):
         CommanderInputSerializer,
     )
     def post(self, request, pk: int):
-        data = _body(CommanderInputSerializer, request)
+        data = parse_body(CommanderInputSerializer, request)
         commander = data["commander"]
         services.incident_commander_set(
             incident_id=pk,

@@ -6,6 +6,7 @@ from django.contrib.auth import get_user_model
 from django.db.models import Count, Q, QuerySet
 
 from console.bounds import parse_id
+from console.errors import NotFound
 from incidents.models import (
     Alert,
     AlertStatus,
@@ -77,8 +78,14 @@ def incident_runbooks() -> list[str]:
     )
 
 
-def incident_get(*, incident_id: int) -> Incident | None:
-    return (
+def _missing(incident_id: int) -> NotFound:
+    return NotFound(f"Incident #{incident_id} does not exist.")
+
+
+def incident_get(*, incident_id: int) -> Incident:
+    """The incident with its commander and alert counts. A missing one raises NotFound:
+    the API answers it 404, a page the 404 page, a service's caller as any refusal."""
+    incident = (
         Incident.objects.select_related("commander")
         .annotate(
             alert_count=Count("alerts", distinct=True),
@@ -89,6 +96,18 @@ def incident_get(*, incident_id: int) -> Incident | None:
         .filter(pk=incident_id)
         .first()
     )
+    if incident is None:
+        raise _missing(incident_id)
+    return incident
+
+
+def incident_for_update(*, incident_id: int) -> Incident:
+    """The incident row locked until the transaction ends (no counts: PostgreSQL locks no
+    aggregate); NotFound when there is none."""
+    incident = Incident.objects.select_for_update().filter(pk=incident_id).first()
+    if incident is None:
+        raise _missing(incident_id)
+    return incident
 
 
 def incident_alerts(*, incident_id: int) -> QuerySet[Alert]:

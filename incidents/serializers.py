@@ -197,18 +197,3 @@ class CommanderInputSerializer(serializers.Serializer):
         ),
         error_messages={"does_not_exist": "No active user is named {value}."},
     )
-
-
-# --- errors (for the schema) ------------------------------------------------------------
-class ErrorSerializer(serializers.Serializer):
-    detail = serializers.CharField(help_text="What went wrong, for a person to read.")
-
-
-class DomainErrorSerializer(serializers.Serializer):
-    detail = serializers.CharField(help_text="Why the change was refused, for a person to read.")
-    code = serializers.CharField(
-        help_text=(
-            "Machine-readable reason, e.g. invalid_transition, invalid_state, conflict, "
-            "unchanged, invalid."
-        )
-    )

@@ -2,43 +2,36 @@
 
 Views stay thin: authorise, call one selector or service, render. The services check the
 fine-grained permissions themselves and raise PermissionDenied or DomainError; here those
-become a 403 page / an error message (409 with the message for htmx requests).
+become a 403 page / an error message (409 with the message for htmx requests), the one
+way console/web.py answers them.
 """
 
 import hashlib
 import json
 from collections.abc import Callable
-from functools import wraps
-from urllib.parse import urlencode
 
 from django.contrib import messages
-from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
-from django.db.models import prefetch_related_objects
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
-from django_htmx.http import HttpResponseClientRedirect, reswap, retarget, trigger_client_event
+from django_htmx.http import trigger_client_event
 
 from console.bounds import parse_id
 from console.errors import DomainError
-from console.roles import has_any_role
+from console.web import CHANGED_EVENT, FLASH_CLEARED, console_view, perform, refused
+from incidents import permissions as perms
 from incidents import selectors, services
 from incidents.lifecycle import ALLOWED
 from incidents.models import IncidentStatus, ReceiptOutcome, Severity
 from incidents.services.lifecycle import NOTE_MAX_CHARS
 
-NO_ROLE_MESSAGE = (
-    "Your account has no console role yet; ask an admin to add you to viewer, responder, "
-    "commander or admin."
-)
 INCIDENTS_PER_PAGE = 25
 RECEIPTS_PER_PAGE = 50
 ALERTS_SHOWN = 200
 TIMELINE_SHOWN = 500
-CHANGED_EVENT = "incident-changed"  # htmx event: alerts and timeline re-fetch
 STALE_EVENT = "incident-stale"  # htmx event: the header re-fetches (an action was refused)
 RECEIPT_FILTERS = {
     "": "All",
@@ -49,47 +42,9 @@ RECEIPT_FILTERS = {
 S = IncidentStatus
 
 
-# --- access ---------------------------------------------------------------------------
-def _flash(request, message: str, *, status: int) -> HttpResponse:
-    """An error for an htmx request: shown in the page's message area, nothing else swapped."""
-    response = render(request, "incidents/_flash.html", {"flash_error": message}, status=status)
-    return reswap(retarget(response, "#flash"), "innerHTML")
-
-
-def _forbidden(request, message: str) -> HttpResponse:
-    if request.htmx:
-        return _flash(request, message, status=403)
-    return render(request, "403.html", {"exception": message}, status=403)
-
-
-def console_view(perm: str | None = None):
-    """Login required, a console role required, and optionally one permission."""
-
-    def decorator(view: Callable) -> Callable:
-        @wraps(view)
-        def wrapper(request, *args, **kwargs):
-            if not request.user.is_authenticated:
-                if request.htmx:  # session expired under a polling page: reload to log in
-                    here = request.htmx.current_url_abs_path or request.get_full_path()
-                    login = f"{reverse('login')}?{urlencode({'next': here})}"
-                    return HttpResponseClientRedirect(login)
-                return redirect_to_login(request.get_full_path())
-            # One groups query serves both this check and the user_roles context processor.
-            prefetch_related_objects([request.user], "groups")
-            if not has_any_role(request.user):
-                return _forbidden(request, NO_ROLE_MESSAGE)
-            if perm and not request.user.has_perm(perm):
-                return _forbidden(request, f"Your role does not allow this ({perm}).")
-            return view(request, *args, **kwargs)
-
-        return wrapper
-
-    return decorator
-
-
 # --- incident list --------------------------------------------------------------------
 @require_GET
-@console_view("incidents.view_incident")
+@console_view(perms.VIEW)
 def incident_list(request):
     filters = selectors.IncidentFilters.from_params(request.GET)
     page = Paginator(selectors.incident_list(filters=filters), INCIDENTS_PER_PAGE).get_page(
@@ -118,15 +73,14 @@ def _allowed_actions(user, incident) -> dict[str, bool]:
 
     mine, free = incident.commander_id == user.pk, incident.commander_id is None
     return {
-        "acknowledge": can("incidents.acknowledge_incident")
-        and move(S.ACKNOWLEDGED, "acknowledged"),
-        "mitigate": can("incidents.mitigate_incident") and move(S.MITIGATED, "mitigated"),
-        "resolve": can("incidents.resolve_incident") and move(S.RESOLVED, "resolved"),
-        "reopen": can("incidents.reopen_incident") and move(S.TRIGGERED, "reopened"),
+        "acknowledge": can(perms.ACKNOWLEDGE) and move(S.ACKNOWLEDGED, "acknowledged"),
+        "mitigate": can(perms.MITIGATE) and move(S.MITIGATED, "mitigated"),
+        "resolve": can(perms.RESOLVE) and move(S.RESOLVED, "resolved"),
+        "reopen": can(perms.REOPEN) and move(S.TRIGGERED, "reopened"),
         "take_command": not mine
-        and ((free and can("incidents.take_command")) or can("incidents.assign_commander")),
-        "assign": can("incidents.assign_commander"),
-        "note": can("incidents.add_note"),
+        and ((free and can(perms.TAKE_COMMAND)) or can(perms.ASSIGN_COMMANDER)),
+        "assign": can(perms.ASSIGN_COMMANDER),
+        "note": can(perms.ADD_NOTE),
     }
 
 
@@ -143,13 +97,6 @@ def _version(incident) -> str:
         incident.firing_count,
     )
     return hashlib.blake2s(repr(state).encode(), digest_size=8).hexdigest()
-
-
-def _get_incident(pk: int):
-    incident = selectors.incident_get(incident_id=pk)
-    if incident is None:
-        raise Http404(f"Incident #{pk} does not exist.")
-    return incident
 
 
 def _header_context(request, incident) -> dict:
@@ -183,9 +130,9 @@ def _timeline_context(incident_id: int) -> dict:
 
 
 @require_GET
-@console_view("incidents.view_incident")
+@console_view(perms.VIEW)
 def incident_detail(request, pk: int):
-    incident = _get_incident(pk)
+    incident = selectors.incident_get(incident_id=pk)
     context = {
         **_header_context(request, incident),
         **_alerts_context(incident),
@@ -196,9 +143,9 @@ def incident_detail(request, pk: int):
 
 
 @require_GET
-@console_view("incidents.view_incident")
+@console_view(perms.VIEW)
 def incident_header(request, pk: int):
-    incident = _get_incident(pk)
+    incident = selectors.incident_get(incident_id=pk)
     context = _header_context(request, incident)
     if request.GET.get("v") == context["version"]:
         return HttpResponse(status=204)  # nothing changed: keep what the user is typing
@@ -207,13 +154,15 @@ def incident_header(request, pk: int):
 
 
 @require_GET
-@console_view("incidents.view_incident")
+@console_view(perms.VIEW)
 def incident_alerts(request, pk: int):
-    return render(request, "incidents/_alerts.html", _alerts_context(_get_incident(pk)))
+    return render(
+        request, "incidents/_alerts.html", _alerts_context(selectors.incident_get(incident_id=pk))
+    )
 
 
 @require_GET
-@console_view("incidents.view_incident")
+@console_view(perms.VIEW)
 def incident_timeline(request, pk: int):
     after = parse_id(request.GET.get("after"))
     if after is not None and not (
@@ -227,15 +176,10 @@ def incident_timeline(request, pk: int):
 def _act(request, pk: int, call: Callable[[], object], done: str, htmx_partial: str = "header"):
     try:
         call()
-    except PermissionDenied as exc:
-        return _forbidden(request, str(exc) or "Your role does not allow this.")
-    except DomainError as exc:
-        if exc.code == "not_found":
-            raise Http404(str(exc)) from None
-        if request.htmx:  # the page was probably out of date: show why, then refresh it
-            return trigger_client_event(_flash(request, str(exc), status=409), STALE_EVENT)
-        messages.error(request, str(exc))
-        return redirect("incidents:detail", pk=pk)
+    except (PermissionDenied, DomainError) as exc:
+        # The page was probably out of date: say why, and have its header refresh.
+        back = reverse("incidents:detail", args=[pk])
+        return refused(request, exc, back=back, event=STALE_EVENT)
     if not request.htmx:
         messages.success(request, done)
         return redirect("incidents:detail", pk=pk)
@@ -244,9 +188,11 @@ def _act(request, pk: int, call: Callable[[], object], done: str, htmx_partial: 
         response = render(request, "incidents/_note_form.html", context)
     else:
         response = render(
-            request, "incidents/_incident_header.html", _header_context(request, _get_incident(pk))
+            request,
+            "incidents/_incident_header.html",
+            _header_context(request, selectors.incident_get(incident_id=pk)),
         )
-    response.write('<div id="flash" hx-swap-oob="innerHTML"></div>')  # clear an old error
+    response.write(FLASH_CLEARED)
     return trigger_client_event(response, CHANGED_EVENT)
 
 
@@ -319,7 +265,7 @@ def incident_note(request, pk: int):
 
 # --- webhook receipts -----------------------------------------------------------------
 @require_GET
-@console_view("incidents.view_webhookreceipt")
+@console_view(perms.VIEW_RECEIPTS)
 def receipt_list(request):
     outcome = request.GET.get("outcome", "")
     if outcome not in RECEIPT_FILTERS:
@@ -342,7 +288,7 @@ def _pretty_body(receipt) -> tuple[str, bool]:
 
 
 @require_GET
-@console_view("incidents.view_webhookreceipt")
+@console_view(perms.VIEW_RECEIPTS)
 def receipt_detail(request, pk: int):
     receipt = selectors.webhook_receipt_get(receipt_id=pk)
     if receipt is None:
@@ -359,7 +305,7 @@ def receipt_detail(request, pk: int):
 
 
 @require_GET
-@console_view("incidents.view_webhookreceipt")
+@console_view(perms.VIEW_RECEIPTS)
 def receipt_body(request, pk: int):
     """The body exactly as received, as a download (never rendered by the browser)."""
     receipt = selectors.webhook_receipt_get(receipt_id=pk)
@@ -373,18 +319,10 @@ def receipt_body(request, pk: int):
 @require_POST
 @console_view()
 def receipt_replay(request, pk: int):
-    try:
-        services.webhook_receipt_replay_request(receipt_id=pk, actor=request.user)
-    except PermissionDenied as exc:
-        return _forbidden(request, str(exc))
-    except DomainError as exc:
-        if exc.code == "not_found":
-            raise Http404(str(exc)) from None
-        messages.error(request, str(exc))
-    else:
-        messages.success(
-            request,
-            f"Replay queued: a worker will run body #{pk} through ingestion again; "
-            "the result appears below as a new receipt.",
-        )
-    return redirect("incidents:receipt-detail", pk=pk)
+    return perform(
+        request,
+        lambda: services.webhook_receipt_replay_request(receipt_id=pk, actor=request.user),
+        done=f"Replay queued: a worker will run body #{pk} through ingestion again; "
+        "the result appears below as a new receipt.",
+        back=reverse("incidents:receipt-detail", args=[pk]),
+    )

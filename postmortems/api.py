@@ -5,22 +5,23 @@ services and permissions as the pages."""
 from django.http import HttpResponse
 from django.utils import timezone
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import status
-from rest_framework.exceptions import NotFound
 from rest_framework.response import Response
 
-from console.permissions import HasConsoleRole, require_perm
-from incidents.api import (
-    E400,
-    ID_PARAM,
+from console.api_base import (
     ITEM_READ_ERRORS,
     ITEM_WRITE_ERRORS,
     LIST_ERRORS,
-    IncidentApi,
+    WRITE_ERRORS,
+    ConsoleApi,
+    ErrorSerializer,
 )
+from console.errors import NotFound
+from console.permissions import HasConsoleRole, require_perm
 from postmortems import selectors, services
 from postmortems.export import postmortem_markdown
+from postmortems.permissions import DRAFT, MANAGE, VIEW, VIEW_ITEMS
 from postmortems.serializers import (
     ActionItemQuerySerializer,
     ActionItemSerializer,
@@ -29,9 +30,10 @@ from postmortems.serializers import (
 )
 
 TAG_PM, TAG_ITEMS = "postmortems", "action items"
-PM_PARAM = OpenApiParameter("id", int, OpenApiParameter.PATH, description="Postmortem id.")
-ITEM_PARAM = OpenApiParameter("id", int, OpenApiParameter.PATH, description="Action item id.")
-WRITE = {400: E400, **ITEM_WRITE_ERRORS}
+# Creating an item names its incident (and maybe postmortem) in the body, not the path.
+E404_BODY_IDS = OpenApiResponse(
+    ErrorSerializer, description="No incident, or no postmortem, with the id in the body."
+)
 
 
 def _postmortem(pk: int):
@@ -41,12 +43,21 @@ def _postmortem(pk: int):
     return pm
 
 
-@extend_schema(tags=[TAG_PM], parameters=[ID_PARAM])
-class IncidentPostmortemApi(IncidentApi):
+class PostmortemApi(ConsoleApi):
+    noun = "postmortem"
+
+
+class ActionItemApi(ConsoleApi):
+    noun = "action item"
+
+
+@extend_schema(tags=[TAG_PM])
+class IncidentPostmortemApi(ConsoleApi):
     """Draft the incident's postmortem (201), or answer the one it has (200). Big incidents
     are drafted on a worker: `draft_state` is "pending" until it is ready."""
 
-    permission_classes = [HasConsoleRole, require_perm("postmortems.draft_postmortem")]
+    noun = "incident"
+    permission_classes = [HasConsoleRole, require_perm(DRAFT)]
 
     @extend_schema(
         operation_id="incidents_postmortem_draft",
@@ -61,12 +72,12 @@ class IncidentPostmortemApi(IncidentApi):
         return Response(PostmortemSerializer(_postmortem(pm.pk)).data, status=code)
 
 
-@extend_schema(tags=[TAG_PM], parameters=[PM_PARAM])
-class PostmortemDetailApi(IncidentApi):
+@extend_schema(tags=[TAG_PM])
+class PostmortemDetailApi(PostmortemApi):
     """The postmortem: sections in order, its timeline, impact, stored metric snapshots,
     reviewers and action items."""
 
-    permission_classes = [HasConsoleRole, require_perm("postmortems.view_postmortem")]
+    permission_classes = [HasConsoleRole, require_perm(VIEW)]
 
     @extend_schema(
         operation_id="postmortems_retrieve",
@@ -77,11 +88,11 @@ class PostmortemDetailApi(IncidentApi):
         return Response(PostmortemSerializer(_postmortem(pk)).data)
 
 
-@extend_schema(tags=[TAG_PM], parameters=[PM_PARAM])
-class PostmortemExportApi(IncidentApi):
+@extend_schema(tags=[TAG_PM])
+class PostmortemExportApi(PostmortemApi):
     """The postmortem as one Markdown document."""
 
-    permission_classes = [HasConsoleRole, require_perm("postmortems.view_postmortem")]
+    permission_classes = [HasConsoleRole, require_perm(VIEW)]
 
     @extend_schema(
         operation_id="postmortems_export_markdown",
@@ -106,15 +117,11 @@ def _item_values(data: dict) -> dict:
 
 
 @extend_schema(tags=[TAG_ITEMS])
-class ActionItemListApi(IncidentApi):
+class ActionItemListApi(ActionItemApi):
     """Action items, soonest due first, filtered and paginated (GET); a new one (POST)."""
 
     def get_permissions(self):
-        perm = (
-            "postmortems.manage_actionitem"
-            if self.request.method == "POST"
-            else "postmortems.view_actionitem"
-        )
+        perm = MANAGE if self.request.method == "POST" else VIEW_ITEMS
         return [HasConsoleRole(), require_perm(perm)()]
 
     @extend_schema(
@@ -138,7 +145,7 @@ class ActionItemListApi(IncidentApi):
         operation_id="action_items_create",
         summary="Create an action item (responder)",
         request=ActionItemWriteSerializer,
-        responses={201: ActionItemSerializer, **WRITE},
+        responses={201: ActionItemSerializer, **WRITE_ERRORS, 404: E404_BODY_IDS},
     )
     def post(self, request):
         body = ActionItemWriteSerializer(data=request.data)
@@ -154,24 +161,17 @@ class ActionItemListApi(IncidentApi):
         return Response(ActionItemSerializer(item).data, status=status.HTTP_201_CREATED)
 
 
-@extend_schema(tags=[TAG_ITEMS], parameters=[ITEM_PARAM])
-class ActionItemDetailApi(IncidentApi):
+@extend_schema(tags=[TAG_ITEMS])
+class ActionItemDetailApi(ActionItemApi):
     """One action item: read, change (any subset of fields, and the status; won't do needs
     `wont_do_reason`), or delete (admins only; others mark it won't do)."""
 
     def get_permissions(self):
-        perm = (
-            "postmortems.view_actionitem"
-            if self.request.method == "GET"
-            else "postmortems.manage_actionitem"
-        )
+        perm = VIEW_ITEMS if self.request.method == "GET" else MANAGE
         return [HasConsoleRole(), require_perm(perm)()]
 
     def _item(self, pk):
-        item = selectors.action_item_list().filter(pk=pk).first()
-        if item is None:
-            raise NotFound(f"Action item #{pk} does not exist.")
-        return item
+        return self.found(selectors.action_item_list().filter(pk=pk).first(), pk)
 
     @extend_schema(operation_id="action_items_retrieve", summary="One action item",
                    responses={200: ActionItemSerializer, **ITEM_READ_ERRORS})  # fmt: skip
@@ -180,7 +180,7 @@ class ActionItemDetailApi(IncidentApi):
 
     @extend_schema(operation_id="action_items_update", summary="Change an action item",
                    request=ActionItemWriteSerializer,
-                   responses={200: ActionItemSerializer, **WRITE})  # fmt: skip
+                   responses={200: ActionItemSerializer, **WRITE_ERRORS})  # fmt: skip
     def patch(self, request, pk: int):
         self._item(pk)
         body = ActionItemWriteSerializer(data=request.data, partial=True)

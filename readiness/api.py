@@ -2,14 +2,22 @@
 red/amber/green, one deployment's items with evidence, a verification on demand, and
 sign-offs. Refusals answer 409 {"detail", "code"}, bad input 400, unknown ids 404."""
 
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import extend_schema
 from rest_framework import status
-from rest_framework.exceptions import NotFound
 from rest_framework.response import Response
 
+from console.api_base import (
+    ITEM_READ_ERRORS,
+    ITEM_WRITE_ERRORS,
+    READ_ERRORS,
+    WRITE_ERRORS,
+    ConsoleApi,
+    parse_body,
+)
+from console.errors import NotFound
 from console.permissions import HasConsoleRole, require_perm
-from incidents.api import E400, ITEM_READ_ERRORS, ITEM_WRITE_ERRORS, READ_ERRORS, IncidentApi, _body
 from readiness import selectors, services
+from readiness.permissions import SIGN_OFF, VERIFY, VIEW
 from readiness.serializers import (
     ChecklistSerializer,
     DeploymentSerializer,
@@ -18,13 +26,8 @@ from readiness.serializers import (
     SignOffSerializer,
     VerificationSerializer,
 )
-from readiness.services import SIGN_OFF, VERIFY
 
 TAG = "readiness"
-VIEW = "readiness.view_deployment"
-ID = OpenApiParameter("id", int, OpenApiParameter.PATH, description="Deployment id.")
-VID = OpenApiParameter("id", int, OpenApiParameter.PATH, description="Verification id.")
-WRITE = {400: E400, **ITEM_WRITE_ERRORS}
 
 
 def _checklist(pk: int):
@@ -34,7 +37,8 @@ def _checklist(pk: int):
     return checklist
 
 
-class ReadinessApi(IncidentApi):
+class ReadinessApi(ConsoleApi):
+    noun = "deployment"
     pagination_class = None
 
 
@@ -54,7 +58,7 @@ class DeploymentListApi(ReadinessApi):
         return Response(DeploymentSerializer(selectors.deployment_list(), many=True).data)
 
 
-@extend_schema(tags=[TAG], parameters=[ID])
+@extend_schema(tags=[TAG])
 class DeploymentDetailApi(ReadinessApi):
     """The 15 items of one deployment: state, colour, summary, evidence and sign-offs."""
 
@@ -69,7 +73,7 @@ class DeploymentDetailApi(ReadinessApi):
         return Response(ChecklistSerializer(_checklist(pk)).data)
 
 
-@extend_schema(tags=[TAG], parameters=[ID])
+@extend_schema(tags=[TAG])
 class DeploymentVerifyApi(ReadinessApi):
     """Queue a verification on the worker (responder). While one is queued or running,
     answers that one (200) instead of queuing another (202)."""
@@ -88,10 +92,11 @@ class DeploymentVerifyApi(ReadinessApi):
         return Response(VerificationSerializer(verification).data, status=code)
 
 
-@extend_schema(tags=[TAG], parameters=[VID])
+@extend_schema(tags=[TAG])
 class VerificationDetailApi(ReadinessApi):
     """A verification's progress (queued, running, done, failed)."""
 
+    noun = "verification"
     permission_classes = [HasConsoleRole, require_perm(VIEW)]
 
     @extend_schema(
@@ -100,13 +105,11 @@ class VerificationDetailApi(ReadinessApi):
         responses={200: VerificationSerializer, **ITEM_READ_ERRORS},
     )
     def get(self, request, pk: int):
-        verification = selectors.verification_get(verification_id=pk)
-        if verification is None:
-            raise NotFound(f"Verification #{pk} does not exist.")
+        verification = self.found(selectors.verification_get(verification_id=pk), pk)
         return Response(VerificationSerializer(verification).data)
 
 
-@extend_schema(tags=[TAG], parameters=[ID])
+@extend_schema(tags=[TAG])
 class SignOffApi(ReadinessApi):
     """The deployment's sign-off history, newest first (GET), or a new sign-off of a
     person-checked item (POST, commander)."""
@@ -131,10 +134,10 @@ class SignOffApi(ReadinessApi):
         operation_id="readiness_signoffs_create",
         summary="Sign off an item (commander)",
         request=SignOffInputSerializer,
-        responses={201: SignOffSerializer, **WRITE},
+        responses={201: SignOffSerializer, **WRITE_ERRORS},
     )
     def post(self, request, pk: int):
-        data = _body(SignOffInputSerializer, request)
+        data = parse_body(SignOffInputSerializer, request)
         signoff = services.signoff_record(
             deployment_id=pk, item=data["item"], actor=request.user, note=data["note"],
             expires_on=data["expires_on"],
@@ -142,7 +145,7 @@ class SignOffApi(ReadinessApi):
         return Response(SignOffSerializer(signoff).data, status=status.HTTP_201_CREATED)
 
 
-@extend_schema(tags=[TAG], parameters=[ID])
+@extend_schema(tags=[TAG])
 class SignOffRevokeApi(ReadinessApi):
     """Withdraw an item's sign-off (commander); the history keeps both rows."""
 
@@ -152,10 +155,10 @@ class SignOffRevokeApi(ReadinessApi):
         operation_id="readiness_signoffs_revoke",
         summary="Revoke a sign-off (commander)",
         request=RevokeInputSerializer,
-        responses={201: SignOffSerializer, **WRITE},
+        responses={201: SignOffSerializer, **WRITE_ERRORS},
     )
     def post(self, request, pk: int):
-        data = _body(RevokeInputSerializer, request)
+        data = parse_body(RevokeInputSerializer, request)
         signoff = services.signoff_revoke(
             deployment_id=pk, item=data["item"], actor=request.user, note=data["note"]
         )

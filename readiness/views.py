@@ -6,21 +6,20 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from django.contrib import messages
-from django.core.exceptions import PermissionDenied
 from django.http import Http404
-from django.shortcuts import redirect, render
+from django.shortcuts import render
+from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import HttpResponseClientRefresh
 
 from console.bounds import parse_date
 from console.errors import DomainError
-from incidents.views import _forbidden, console_view
+from console.web import console_view, perform
 from readiness import selectors, services
 from readiness.items import BY_KEY, SIGN_OFF_KEYS
+from readiness.permissions import SIGN_OFF, VERIFY, VIEW
 
-VIEW = "readiness.view_deployment"
 POLL_SECONDS = 2  # the verification banner polls this often while one is under way
 DEFAULT_SIGNOFF_DAYS = 90
 
@@ -45,8 +44,8 @@ def deployment_detail(request, pk: int):
     context = {
         "checklist": checklist,
         "poll_seconds": POLL_SECONDS,
-        "can_verify": request.user.has_perm(services.VERIFY) and checklist.deployment.present,
-        "can_sign": request.user.has_perm(services.SIGN_OFF),
+        "can_verify": request.user.has_perm(VERIFY) and checklist.deployment.present,
+        "can_sign": request.user.has_perm(SIGN_OFF),
         "default_expiry": timezone.localdate() + timedelta(days=DEFAULT_SIGNOFF_DAYS),
         "min_expiry": timezone.localdate() + timedelta(days=1),
     }
@@ -65,21 +64,11 @@ def verification_banner(request, pk: int):
 
 
 def _run(request, pk: int, call, done: str):
-    try:
-        call()
-    except PermissionDenied as exc:
-        return _forbidden(request, str(exc))
-    except DomainError as exc:
-        if exc.code == "not_found":
-            raise Http404(str(exc)) from None
-        messages.error(request, str(exc))
-    else:
-        messages.success(request, done)
-    return redirect("readiness:deployment", pk=pk)
+    return perform(request, call, done=done, back=reverse("readiness:deployment", args=[pk]))
 
 
 @require_POST
-@console_view(services.VERIFY)
+@console_view(VERIFY)
 def deployment_verify(request, pk: int):
     return _run(
         request, pk,
@@ -96,7 +85,7 @@ def _item(request) -> str:
 
 
 @require_POST
-@console_view(services.SIGN_OFF)
+@console_view(SIGN_OFF)
 def signoff_record(request, pk: int):
     def call():
         expires_on = parse_date(request.POST.get("expires_on"))
@@ -112,7 +101,7 @@ def signoff_record(request, pk: int):
 
 
 @require_POST
-@console_view(services.SIGN_OFF)
+@console_view(SIGN_OFF)
 def signoff_revoke(request, pk: int):
     def call():
         services.signoff_revoke(

@@ -16,23 +16,24 @@ from django.contrib import messages
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.utils import dateformat, timezone
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import trigger_client_event
 
 from console.errors import DomainError
+from console.web import CHANGED_EVENT, FLASH_CLEARED, console_view, refused
 from incidents.models import Incident, TimelineEvent, TimelineEventType
-from incidents.views import CHANGED_EVENT, _flash, _forbidden, console_view
+from incidents.permissions import VIEW
+from incidents.selectors import incident_get
 from runbooks import services
 from runbooks.catalog import load_catalog
 from runbooks.charts import incident_charts
 from runbooks.drills.selectors import runbook_drill_summary
+from runbooks.permissions import RESPOND
 from runbooks.placeholders import fill_command, fill_params, missing
 from runbooks.schema import Condition, Runbook
 from runbooks.triage import incident_alerts_firing_first, incident_labels, incident_triage
-
-VIEW = "incidents.view_incident"
-RESPOND = services.RESPOND
 
 
 @dataclass(frozen=True)
@@ -125,13 +126,6 @@ def _get_runbook(slug: str) -> Runbook:
     if runbook is None:
         raise Http404(f"There is no runbook {slug!r} in the catalogue.")
     return runbook
-
-
-def _get_incident(pk: int) -> Incident:
-    incident = Incident.objects.filter(pk=pk).first()
-    if incident is None:
-        raise Http404(f"Incident #{pk} does not exist.")
-    return incident
 
 
 # --- pages ----------------------------------------------------------------------------
@@ -241,7 +235,7 @@ def _evaluated(moment) -> str:
 @require_GET
 @console_view(VIEW)
 def incident_triage_partial(request, pk: int):
-    incident = _get_incident(pk)
+    incident = incident_get(incident_id=pk)
     context = _triage_context(request, incident)
     context["version"] = triage_version(context)
     if request.GET.get("v") == context["version"]:
@@ -256,26 +250,19 @@ def incident_triage_partial(request, pk: int):
 def _act(request, pk: int, call, done: str):
     """Run one service; htmx gets the re-rendered triage partial and the timeline is told
     to refresh, a plain form post goes back to the incident page."""
-    _get_incident(pk)
+    incident_get(incident_id=pk)
     try:
         call()
-    except PermissionDenied as exc:
-        return _forbidden(request, str(exc) or "Your role does not allow this.")
-    except DomainError as exc:
-        if exc.code == "not_found":
-            raise Http404(str(exc)) from None
-        if request.htmx:
-            return _flash(request, str(exc), status=409)
-        messages.error(request, str(exc))
-        return redirect("incidents:detail", pk=pk)
+    except (PermissionDenied, DomainError) as exc:
+        return refused(request, exc, back=reverse("incidents:detail", args=[pk]))
     if not request.htmx:
         messages.success(request, done)
         return redirect("incidents:detail", pk=pk)
-    incident = _get_incident(pk)
+    incident = incident_get(incident_id=pk)
     context = _triage_context(request, incident)
     context["version"] = triage_version(context)
     response = render(request, "runbooks/_triage.html", context)
-    response.write('<div id="flash" hx-swap-oob="innerHTML"></div>')  # clear an old error
+    response.write(FLASH_CLEARED)
     return trigger_client_event(response, CHANGED_EVENT)
 
 
@@ -312,7 +299,7 @@ def incident_step_check(request, pk: int, step: str):
 @require_GET
 @console_view(VIEW)
 def incident_signals_partial(request, pk: int):
-    incident = _get_incident(pk)
+    incident = incident_get(incident_id=pk)
     charts = incident_charts(incident=incident)
     items = [
         {"chart": c, "dom_id": f"chart-{incident.pk}-{c.id}", "data": c.data(charts.marks)}

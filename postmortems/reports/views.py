@@ -7,15 +7,14 @@ from django.http import Http404, StreamingHttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
-from incidents.views import console_view
+from console.web import console_view
 from postmortems.models import ItemCategory
+from postmortems.permissions import VIEW_ITEMS
 from postmortems.reports import charts, exports, selectors
-
-VIEW = "postmortems.view_actionitem"
 
 
 @require_GET
-@console_view(VIEW)
+@console_view(VIEW_ITEMS)
 def reports(request):
     filters = selectors.ReportFilters.from_params(request.GET)
     report = selectors.report(filters=filters)
@@ -33,7 +32,7 @@ def reports(request):
 
 
 @require_GET
-@console_view(VIEW)
+@console_view(VIEW_ITEMS)
 def reports_csv(request, table: str):
     if table not in exports.TABLES:
         raise Http404(f"No report table {table!r}.")

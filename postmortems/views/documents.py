@@ -19,8 +19,8 @@ from django_htmx.http import HttpResponseClientRefresh
 
 from console.bounds import parse_id
 from console.errors import DomainError
-from incidents.models import Incident, IncidentStatus
-from incidents.views import console_view
+from console.web import console_view, denied, refused
+from incidents.selectors import incident_get
 from postmortems import selectors, services
 from postmortems.blameless import blameless_check_fields
 from postmortems.export import DURATIONS, duration, postmortem_markdown
@@ -33,18 +33,20 @@ from postmortems.models import (
     PostmortemStatus,
     Priority,
 )
-from postmortems.views.common import (
+from postmortems.permissions import (
     ADMIN_EDIT,
     DRAFT,
     MANAGE,
     PUBLISH,
     REVIEW,
     VIEW,
-    active_users,
     can_edit,
+    ready_to_draft,
+)
+from postmortems.views.common import (
+    active_users,
     people_names,
     postmortem_or_404,
-    refused,
     reviewer_candidates,
 )
 
@@ -93,22 +95,15 @@ def postmortem_list(request):
     return render(request, "postmortems/list.html", context)
 
 
-def _incident(pk: int) -> Incident:
-    incident = Incident.objects.filter(pk=pk).first()
-    if incident is None:
-        raise Http404(f"Incident #{pk} does not exist.")
-    return incident
-
-
 @require_GET
 @console_view(VIEW)
 def incident_panel(request, incident_id: int):
-    incident = _incident(incident_id)
+    incident = incident_get(incident_id=incident_id)
     context = {
         "incident": incident,
         "pm": selectors.postmortem_for_incident(incident_id=incident.pk),
         "can_draft": request.user.has_perm(DRAFT),
-        "ready_to_draft": incident.status in (IncidentStatus.MITIGATED, IncidentStatus.RESOLVED),
+        "ready_to_draft": ready_to_draft(incident),
     }
     return render(request, "postmortems/_incident_panel.html", context)
 
@@ -292,8 +287,8 @@ def section_save(request, pk: int, section: str):
             changes={section: text},
         )
     except (PermissionDenied, DomainError) as exc:
-        if isinstance(exc, PermissionDenied) or exc.code == "not_found":
-            return refused(request, exc, back=reverse("postmortems:detail", args=[pk]))
+        if (response := denied(request, exc)) is not None:
+            return response
         typed = {"section": section, "text": text, "error": str(exc)}
         context = document_context(request, postmortem_or_404(pk), typed=typed)
         return render(request, "postmortems/detail.html", context, status=409)

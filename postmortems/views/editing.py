@@ -15,11 +15,12 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from console.errors import DomainError
-from incidents.views import console_view
+from console.web import FLASH_CLEARED, console_view, perform, refused
 from postmortems import services
 from postmortems.blameless import blameless_check_fields
 from postmortems.models import PostmortemTimelineEntry
-from postmortems.views.common import active_users, can_edit, people_names, perform, refused
+from postmortems.permissions import can_edit
+from postmortems.views.common import active_users, people_names
 
 
 def _doc(pk: int, anchor: str = "") -> str:
@@ -69,7 +70,7 @@ def timeline_entry(request, entry_id: int):
         return refused(request, exc, back=back)
     if request.htmx:
         response = _entry_row(request, entry_id)
-        response.write('<div id="flash" hx-swap-oob="innerHTML"></div>')  # clear an old error
+        response.write(FLASH_CLEARED)
         return response
     return redirect(back)
 

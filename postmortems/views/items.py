@@ -13,7 +13,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from console.bounds import parse_id
 from console.errors import DomainError
-from incidents.views import console_view
+from console.web import FLASH_CLEARED, console_view, perform, refused
 from postmortems import selectors, services
 from postmortems.models import (
     ActionItem,
@@ -23,7 +23,8 @@ from postmortems.models import (
     Postmortem,
     Priority,
 )
-from postmortems.views.common import MANAGE, VIEW_ITEMS, active_users, perform, refused
+from postmortems.permissions import MANAGE, VIEW_ITEMS
+from postmortems.views.common import active_users
 
 ITEMS_PER_PAGE = 50
 READ_SHOWN = 20
@@ -110,7 +111,7 @@ def item_save(request, item_id: int):
         return refused(request, exc, back=back)
     if request.htmx:
         response = _row(request, item.pk, show_incident=show_incident)
-        response.write('<div id="flash" hx-swap-oob="innerHTML"></div>')
+        response.write(FLASH_CLEARED)
         return response
     return redirect(back)
 

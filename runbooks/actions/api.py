@@ -4,23 +4,15 @@ console pages; a refused change answers 409 {"detail", "code"} ("busy" when the 
 an active run), bad parameters 400, an unknown run or incident 404.
 """
 
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import status
-from rest_framework.exceptions import NotFound
 from rest_framework.response import Response
 
+from console.api_base import ITEM_READ_ERRORS, LIST_ERRORS, WRITE_ERRORS, ConsoleApi, parse_body
+from console.errors import NotFound
 from console.permissions import HasConsoleRole, require_perm
 from incidents import selectors as incident_selectors
-from incidents.api import (
-    E400,
-    ID_PARAM,
-    ITEM_READ_ERRORS,
-    ITEM_WRITE_ERRORS,
-    LIST_ERRORS,
-    IncidentApi,
-    _body,
-)
-from runbooks.actions import policy, selectors, services
+from runbooks.actions import selectors, services
 from runbooks.actions.serializers import (
     ActionListQuerySerializer,
     ActionPreviewInputSerializer,
@@ -31,10 +23,9 @@ from runbooks.actions.serializers import (
     DecisionInputSerializer,
     UndoInputSerializer,
 )
+from runbooks.permissions import APPROVE_ACTION, REQUEST_ACTION, VIEW_ACTIONS
 
 TAG = "actions"
-RUN_PARAM = OpenApiParameter("id", int, OpenApiParameter.PATH, description="Action run id.")
-WRITE = {400: E400, **ITEM_WRITE_ERRORS}
 
 
 def _run_response(run_id: int, code=status.HTTP_200_OK) -> Response:
@@ -44,11 +35,19 @@ def _run_response(run_id: int, code=status.HTTP_200_OK) -> Response:
     return Response(ActionRunDetailSerializer(run).data, status=code)
 
 
+class ActionRunApi(ConsoleApi):
+    noun = "action run"
+
+
+class IncidentActionApi(ConsoleApi):
+    noun = "incident"
+
+
 @extend_schema(tags=[TAG])
-class ActionRunListApi(IncidentApi):
+class ActionRunListApi(ActionRunApi):
     """Every run (the audit view), newest first, filtered and paginated (`?page=`)."""
 
-    permission_classes = [HasConsoleRole, require_perm(policy.VIEW)]
+    permission_classes = [HasConsoleRole, require_perm(VIEW_ACTIONS)]
 
     @extend_schema(
         operation_id="actions_list",
@@ -66,15 +65,15 @@ class ActionRunListApi(IncidentApi):
         return self.get_paginated_response(ActionRunSerializer(page, many=True).data)
 
 
-@extend_schema(tags=[TAG], parameters=[ID_PARAM])
-class IncidentActionsApi(IncidentApi):
+@extend_schema(tags=[TAG])
+class IncidentActionsApi(IncidentActionApi):
     """The incident's action runs (GET) or a new one (POST). POST with a key already used
     by the same person answers that run (200) instead of creating another (201)."""
 
     pagination_class = None  # every run of one incident, a plain list (as the schema says)
 
     def get_permissions(self):
-        perm = policy.REQUEST if self.request.method == "POST" else policy.VIEW
+        perm = REQUEST_ACTION if self.request.method == "POST" else VIEW_ACTIONS
         return [HasConsoleRole(), require_perm(perm)()]
 
     @extend_schema(
@@ -83,8 +82,7 @@ class IncidentActionsApi(IncidentApi):
         responses={200: ActionRunSerializer(many=True), **ITEM_READ_ERRORS},
     )
     def get(self, request, pk: int):
-        if incident_selectors.incident_get(incident_id=pk) is None:
-            raise NotFound(f"Incident #{pk} does not exist.")
+        incident_selectors.incident_get(incident_id=pk)  # 404, not an empty list
         runs = selectors.incident_action_runs(incident_id=pk)
         return Response(ActionRunSerializer(runs, many=True).data)
 
@@ -95,11 +93,11 @@ class IncidentActionsApi(IncidentApi):
         responses={
             201: ActionRunDetailSerializer,
             200: OpenApiResponse(ActionRunDetailSerializer, description="Same key: same run."),
-            **WRITE,
+            **WRITE_ERRORS,
         },
     )
     def post(self, request, pk: int):
-        data = _body(ActionRequestSerializer, request)
+        data = parse_body(ActionRequestSerializer, request)
         run = services.action_run_request(
             incident_id=pk,
             actor=request.user,
@@ -111,32 +109,32 @@ class IncidentActionsApi(IncidentApi):
         return _run_response(run.pk, status.HTTP_201_CREATED if created else status.HTTP_200_OK)
 
 
-@extend_schema(tags=[TAG], parameters=[ID_PARAM])
-class IncidentActionPreviewApi(IncidentApi):
+@extend_schema(tags=[TAG])
+class IncidentActionPreviewApi(IncidentActionApi):
     """What the action would do now: current -> desired, the server-side dry run, whether
     it needs approval and whether the target is busy. Changes nothing in the cluster."""
 
-    permission_classes = [HasConsoleRole, require_perm(policy.REQUEST)]
+    permission_classes = [HasConsoleRole, require_perm(REQUEST_ACTION)]
 
     @extend_schema(
         operation_id="incidents_actions_preview",
         summary="Preview an action",
         request=ActionPreviewInputSerializer,
-        responses={200: ActionPreviewSerializer, **WRITE},
+        responses={200: ActionPreviewSerializer, **WRITE_ERRORS},
     )
     def post(self, request, pk: int):
-        data = _body(ActionPreviewInputSerializer, request)
+        data = parse_body(ActionPreviewInputSerializer, request)
         preview = services.action_run_preview(
             incident_id=pk, actor=request.user, kind=data["kind"], params=data["params"]
         )
         return Response(ActionPreviewSerializer(preview).data)
 
 
-@extend_schema(tags=[TAG], parameters=[RUN_PARAM])
-class ActionRunDetailApi(IncidentApi):
+@extend_schema(tags=[TAG])
+class ActionRunDetailApi(ActionRunApi):
     """One run with its audit events."""
 
-    permission_classes = [HasConsoleRole, require_perm(policy.VIEW)]
+    permission_classes = [HasConsoleRole, require_perm(VIEW_ACTIONS)]
 
     @extend_schema(
         operation_id="actions_retrieve",
@@ -148,8 +146,8 @@ class ActionRunDetailApi(IncidentApi):
 
 
 def _decision_view(name: str, perm: str, summary: str, doc: str, call):
-    @extend_schema(tags=[TAG], parameters=[RUN_PARAM])
-    class DecisionApi(IncidentApi):
+    @extend_schema(tags=[TAG])
+    class DecisionApi(ActionRunApi):
         permission_classes = [HasConsoleRole, require_perm(perm)]
 
         @extend_schema(
@@ -157,10 +155,10 @@ def _decision_view(name: str, perm: str, summary: str, doc: str, call):
             summary=summary,
             description=doc,
             request=DecisionInputSerializer,
-            responses={200: ActionRunDetailSerializer, **WRITE},
+            responses={200: ActionRunDetailSerializer, **WRITE_ERRORS},
         )
         def post(self, request, pk: int):
-            data = _body(DecisionInputSerializer, request)
+            data = parse_body(DecisionInputSerializer, request)
             run = call(run_id=pk, actor=request.user, note=data["note"])
             return _run_response(run.pk)
 
@@ -170,42 +168,42 @@ def _decision_view(name: str, perm: str, summary: str, doc: str, call):
 
 ActionRunApproveApi = _decision_view(
     "approve",
-    policy.APPROVE,
+    APPROVE_ACTION,
     "Approve a run (commander, not the requester)",
     "Queues the run for the worker.",
     services.action_run_approve,
 )
 ActionRunRejectApi = _decision_view(
     "reject",
-    policy.APPROVE,
+    APPROVE_ACTION,
     "Reject a run (commander, not the requester)",
     "The run ends without touching the cluster.",
     services.action_run_reject,
 )
 ActionRunCancelApi = _decision_view(
     "cancel",
-    policy.REQUEST,
+    REQUEST_ACTION,
     "Cancel a run that has not started (requester or commander)",
     "A running write is not interrupted.",
     services.action_run_cancel,
 )
 
 
-@extend_schema(tags=[TAG], parameters=[RUN_PARAM])
-class ActionRunUndoApi(IncidentApi):
+@extend_schema(tags=[TAG])
+class ActionRunUndoApi(ActionRunApi):
     """Request a new run that restores the state saved before this one (same approval
     policy as any request)."""
 
-    permission_classes = [HasConsoleRole, require_perm(policy.REQUEST)]
+    permission_classes = [HasConsoleRole, require_perm(REQUEST_ACTION)]
 
     @extend_schema(
         operation_id="actions_undo",
         summary="Undo a succeeded run",
         request=UndoInputSerializer,
-        responses={201: ActionRunDetailSerializer, **WRITE},
+        responses={201: ActionRunDetailSerializer, **WRITE_ERRORS},
     )
     def post(self, request, pk: int):
-        data = _body(UndoInputSerializer, request)
+        data = parse_body(UndoInputSerializer, request)
         run = services.action_run_undo(
             run_id=pk, actor=request.user, idempotency_key=data["idempotency_key"]
         )

@@ -18,25 +18,20 @@ from django_htmx.http import reswap, trigger_client_event
 from django_htmx.http import retarget as retarget_to
 
 from console.errors import DomainError
+from console.web import CHANGED_EVENT, FLASH_CLEARED, console_view, denied, flash, refused
 from incidents.models import Incident
-from incidents.views import CHANGED_EVENT, _flash, _forbidden, console_view
+from incidents.selectors import incident_get
 from runbooks.actions import access, policy, selectors, services
 from runbooks.actions.forms import coerce_params, recommended_action
 from runbooks.actions.guard import guard_signal_rows
 from runbooks.actions.kinds import kind_for
 from runbooks.actions.models import ActionRunStatus
 from runbooks.actions.serializers import KIND_CHOICES
+from runbooks.permissions import APPROVE_ACTION, REQUEST_ACTION, VIEW_ACTIONS
 
 RUNS_PER_PAGE = 50
 POLL_SECONDS = 2  # a run's card polls this often while it is active
 GUARD_POLL_SECONDS = 5  # and this often while its guard watches the signals
-
-
-def _incident(pk: int) -> Incident:
-    incident = Incident.objects.filter(pk=pk).first()
-    if incident is None:
-        raise Http404(f"Incident #{pk} does not exist.")
-    return incident
 
 
 def _run(run_id: int):
@@ -61,7 +56,7 @@ def _card_context(request, run) -> dict:
         "decide_why": decide_why,
         "can_cancel": policy.can_cancel(request.user, run)
         and run.status in (ActionRunStatus.AWAITING_APPROVAL, ActionRunStatus.QUEUED),
-        "can_undo": request.user.has_perm(policy.REQUEST)
+        "can_undo": request.user.has_perm(REQUEST_ACTION)
         and run.status == ActionRunStatus.SUCCEEDED
         and bool(run.before)
         and kind_for(run.kind).undoable
@@ -75,7 +70,7 @@ def _panel(request, incident: Incident, *, retarget: bool = False) -> HttpRespon
     context = {
         "incident": incident,
         "cards": [_card_context(request, r) for r in runs],
-        "can_request": request.user.has_perm(policy.REQUEST),
+        "can_request": request.user.has_perm(REQUEST_ACTION),
         # Only a result someone already paid for: a poll must not wait on Kubernetes.
         "access": cache.get(access.CACHE_KEY),
     }
@@ -83,18 +78,18 @@ def _panel(request, incident: Incident, *, retarget: bool = False) -> HttpRespon
     if retarget:  # answering a form in the dialog: swap the panel, empty the dialog
         response = reswap(retarget_to(response, "#runbook-actions"), "innerHTML")
         response.write('<div id="action-dialog" hx-swap-oob="innerHTML"></div>')
-        response.write('<div id="flash" hx-swap-oob="innerHTML"></div>')
+        response.write(FLASH_CLEARED)
     return trigger_client_event(response, CHANGED_EVENT) if retarget else response
 
 
 @require_GET
-@console_view(policy.VIEW)
+@console_view(VIEW_ACTIONS)
 def incident_actions_partial(request, pk: int):
-    return _panel(request, _incident(pk))
+    return _panel(request, incident_get(incident_id=pk))
 
 
 @require_GET
-@console_view(policy.VIEW)
+@console_view(VIEW_ACTIONS)
 def run_card(request, run_id: int):
     run = _run(run_id)
     response = render(request, "runbooks/actions/_card.html", _card_context(request, run))
@@ -136,15 +131,15 @@ def _dialog(request, incident, *, kind: str, params: dict, title: str, why: str 
 
 
 @require_GET
-@console_view(policy.REQUEST)
+@console_view(REQUEST_ACTION)
 def action_confirm(request, pk: int):
     """The confirmation for one of the runbook's recommended actions, parameters filled
     from the incident's alert labels on the server (the client only says which one)."""
-    incident = _incident(pk)
+    incident = incident_get(incident_id=pk)
     try:
         item = recommended_action(incident, request.GET.get("action", ""))
     except DomainError as exc:
-        return _flash(request, str(exc), status=409)
+        return flash(request, str(exc), status=409)
     return _dialog(
         request,
         incident,
@@ -156,21 +151,21 @@ def action_confirm(request, pk: int):
 
 
 @require_POST
-@console_view(policy.REQUEST)
+@console_view(REQUEST_ACTION)
 def action_confirm_update(request, pk: int):
     """Re-preview with the parameters the responder edited in the dialog."""
-    incident = _incident(pk)
+    incident = incident_get(incident_id=pk)
     kind = request.POST.get("kind", "")
     if kind not in KIND_CHOICES:
-        return _flash(request, f"Unknown action kind {kind[:40]!r}.", status=409)
+        return flash(request, f"Unknown action kind {kind[:40]!r}.", status=409)
     params = coerce_params(request.POST)
     return _dialog(request, incident, kind=kind, params=params, title=request.POST.get("title", ""))
 
 
 @require_POST
-@console_view(policy.REQUEST)
+@console_view(REQUEST_ACTION)
 def action_request(request, pk: int):
-    incident = _incident(pk)
+    incident = incident_get(incident_id=pk)
     kind = request.POST.get("kind", "")
     params = coerce_params(request.POST)
     try:
@@ -182,9 +177,9 @@ def action_request(request, pk: int):
             idempotency_key=request.POST.get("idempotency_key", ""),
             runbook=incident.runbook or "",
         )
-    except PermissionDenied as exc:
-        return _forbidden(request, str(exc))
-    except DomainError as exc:
+    except (PermissionDenied, DomainError) as exc:
+        if (response := denied(request, exc)) is not None:
+            return response
         if not request.htmx:
             raise
         # Keep the dialog and everything typed in it; say what went wrong.
@@ -204,12 +199,8 @@ def action_request(request, pk: int):
 def _decide(request, run_id: int, call, **kwargs):
     try:
         call(run_id=run_id, actor=request.user, **kwargs)
-    except PermissionDenied as exc:
-        return _forbidden(request, str(exc))
-    except DomainError as exc:
-        if exc.code == "not_found":
-            raise Http404(str(exc)) from None
-        return _flash(request, str(exc), status=409)
+    except (PermissionDenied, DomainError) as exc:
+        return refused(request, exc)  # the card's buttons are htmx: the message is a flash
     run = _run(run_id)
     if not request.htmx:
         return redirect("runbooks:action-run", run_id=run.pk)
@@ -218,25 +209,25 @@ def _decide(request, run_id: int, call, **kwargs):
 
 
 @require_POST
-@console_view(policy.APPROVE)
+@console_view(APPROVE_ACTION)
 def run_approve(request, run_id: int):
     return _decide(request, run_id, services.action_run_approve, note=request.POST.get("note", ""))
 
 
 @require_POST
-@console_view(policy.APPROVE)
+@console_view(APPROVE_ACTION)
 def run_reject(request, run_id: int):
     return _decide(request, run_id, services.action_run_reject, note=request.POST.get("note", ""))
 
 
 @require_POST
-@console_view(policy.REQUEST)
+@console_view(REQUEST_ACTION)
 def run_cancel(request, run_id: int):
     return _decide(request, run_id, services.action_run_cancel, note=request.POST.get("note", ""))
 
 
 @require_POST
-@console_view(policy.REQUEST)
+@console_view(REQUEST_ACTION)
 def run_undo(request, run_id: int):
     try:
         undo = services.action_run_undo(
@@ -244,19 +235,15 @@ def run_undo(request, run_id: int):
             actor=request.user,
             idempotency_key=request.POST.get("idempotency_key", ""),
         )
-    except PermissionDenied as exc:
-        return _forbidden(request, str(exc))
-    except DomainError as exc:
-        if exc.code == "not_found":
-            raise Http404(str(exc)) from None
-        return _flash(request, str(exc), status=409)
+    except (PermissionDenied, DomainError) as exc:
+        return refused(request, exc)
     if not request.htmx:
         return redirect("runbooks:action-run", run_id=undo.pk)
-    return _panel(request, _incident(undo.incident_id), retarget=True)
+    return _panel(request, incident_get(incident_id=undo.incident_id), retarget=True)
 
 
 @require_GET
-@console_view(policy.VIEW)
+@console_view(VIEW_ACTIONS)
 def action_list(request):
     filters = selectors.RunFilters.from_params(request.GET)
     page = Paginator(selectors.action_run_list(filters=filters), RUNS_PER_PAGE).get_page(
@@ -274,7 +261,7 @@ def action_list(request):
 
 
 @require_GET
-@console_view(policy.VIEW)
+@console_view(VIEW_ACTIONS)
 def action_run_page(request, run_id: int):
     run = _run(run_id)
     return render(request, "runbooks/actions/run.html", _card_context(request, run))

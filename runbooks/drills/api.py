@@ -3,14 +3,21 @@ same services and roles as the pages: commanders plan, start and stop; every con
 reads. A refused start answers 409 with the reason ("busy", "not_a_drill_target"); a bad
 plan 400 naming the field."""
 
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import status
-from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.response import Response
 
-from console.errors import DomainError
+from console.api_base import (
+    E400,
+    ITEM_READ_ERRORS,
+    ITEM_WRITE_ERRORS,
+    READ_ERRORS,
+    ConsoleApi,
+    DomainErrorSerializer,
+    parse_body,
+)
+from console.errors import NotFound
 from console.permissions import HasConsoleRole, require_perm
-from incidents.api import E400, ITEM_READ_ERRORS, ITEM_WRITE_ERRORS, READ_ERRORS, IncidentApi, _body
 from runbooks.drills import selectors, services
 from runbooks.drills.serializers import (
     DrillPlanInputSerializer,
@@ -20,24 +27,32 @@ from runbooks.drills.serializers import (
     DrillRunSerializer,
     DrillStopInputSerializer,
 )
+from runbooks.permissions import RUN_DRILL, VIEW_DRILLS
 
 TAG = "drills"
-VIEW = "runbooks.view_drillrun"
-PLAN_PARAM = OpenApiParameter("id", int, OpenApiParameter.PATH, description="Drill plan id.")
-RUN_PARAM = OpenApiParameter("id", int, OpenApiParameter.PATH, description="Drill run id.")
+E409_TARGET = OpenApiResponse(
+    DomainErrorSerializer,
+    description="The target is not one a drill may act on (not_a_drill_target), or could "
+    "not be checked (unavailable); `detail` says why.",
+)
 
 
-class DrillApi(IncidentApi):
+class DrillApi(ConsoleApi):
     pagination_class = None
+    # The services check a plan's fields ("invalid"): a bad body, so 400 as DRF's own.
+    domain_error_status = {"invalid": 400}
 
     def get_permissions(self):
-        perm = services.RUN_DRILL if self.request.method == "POST" else VIEW
+        perm = RUN_DRILL if self.request.method == "POST" else VIEW_DRILLS
         return [HasConsoleRole(), require_perm(perm)()]
 
-    def handle_exception(self, exc):
-        if isinstance(exc, DomainError) and exc.code == "invalid":
-            exc = ValidationError({"detail": str(exc)})
-        return super().handle_exception(exc)
+
+class DrillPlanApi(DrillApi):
+    noun = "drill plan"
+
+
+class DrillRunApi(DrillApi):
+    noun = "drill run"
 
 
 def _run_response(run_id: int, code=status.HTTP_200_OK) -> Response:
@@ -48,7 +63,7 @@ def _run_response(run_id: int, code=status.HTTP_200_OK) -> Response:
 
 
 @extend_schema(tags=[TAG])
-class DrillPlanListApi(DrillApi):
+class DrillPlanListApi(DrillPlanApi):
     """Every drill plan (GET), or a new one (POST, commanders)."""
 
     @extend_schema(
@@ -63,17 +78,17 @@ class DrillPlanListApi(DrillApi):
         operation_id="drill_plans_create",
         summary="Plan a drill",
         request=DrillPlanInputSerializer,
-        responses={201: DrillPlanSerializer, 400: E400, 409: ITEM_WRITE_ERRORS[409], **READ_ERRORS},
+        responses={201: DrillPlanSerializer, 400: E400, 409: E409_TARGET, **READ_ERRORS},
     )
     def post(self, request):
         plan = services.drill_plan_create(
-            actor=request.user, **_body(DrillPlanInputSerializer, request)
+            actor=request.user, **parse_body(DrillPlanInputSerializer, request)
         )
         return Response(DrillPlanSerializer(plan).data, status=status.HTTP_201_CREATED)
 
 
-@extend_schema(tags=[TAG], parameters=[PLAN_PARAM])
-class DrillPlanDetailApi(DrillApi):
+@extend_schema(tags=[TAG])
+class DrillPlanDetailApi(DrillPlanApi):
     """One drill plan."""
 
     @extend_schema(
@@ -82,14 +97,12 @@ class DrillPlanDetailApi(DrillApi):
         responses={200: DrillPlanSerializer, **ITEM_READ_ERRORS},
     )
     def get(self, request, pk: int):
-        plan = selectors.drill_plan_get(plan_id=pk)
-        if plan is None:
-            raise NotFound(f"Drill plan #{pk} does not exist.")
+        plan = self.found(selectors.drill_plan_get(plan_id=pk), pk)
         return Response(DrillPlanSerializer(plan).data)
 
 
-@extend_schema(tags=[TAG], parameters=[PLAN_PARAM])
-class DrillPlanStartApi(DrillApi):
+@extend_schema(tags=[TAG])
+class DrillPlanStartApi(DrillPlanApi):
     """Start a drill of this plan (commanders). The worker injects the fault once the run
     is recorded."""
 
@@ -105,7 +118,7 @@ class DrillPlanStartApi(DrillApi):
 
 
 @extend_schema(tags=[TAG])
-class DrillRunListApi(DrillApi):
+class DrillRunListApi(DrillRunApi):
     """Drill runs, newest first (at most 50), optionally for one runbook or target."""
 
     @extend_schema(
@@ -121,8 +134,8 @@ class DrillRunListApi(DrillApi):
         return Response(DrillRunSerializer(runs, many=True).data)
 
 
-@extend_schema(tags=[TAG], parameters=[RUN_PARAM])
-class DrillRunDetailApi(DrillApi):
+@extend_schema(tags=[TAG])
+class DrillRunDetailApi(DrillRunApi):
     """A drill run with its plan as it ran, its scorecard and its history."""
 
     @extend_schema(
@@ -134,8 +147,8 @@ class DrillRunDetailApi(DrillApi):
         return _run_response(pk)
 
 
-@extend_schema(tags=[TAG], parameters=[RUN_PARAM])
-class DrillRunStopApi(DrillApi):
+@extend_schema(tags=[TAG])
+class DrillRunStopApi(DrillRunApi):
     """Stop a drill (commanders): the worker clears the fault, restores the baseline and
     scores the run."""
 
@@ -146,6 +159,6 @@ class DrillRunStopApi(DrillApi):
         responses={200: DrillRunDetailSerializer, 400: E400, **ITEM_WRITE_ERRORS},
     )
     def post(self, request, pk: int):
-        body = _body(DrillStopInputSerializer, request)
+        body = parse_body(DrillStopInputSerializer, request)
         services.drill_stop(run_id=pk, actor=request.user, reason=body["reason"])
         return _run_response(pk)

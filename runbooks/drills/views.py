@@ -7,20 +7,21 @@ from django.contrib import messages
 from django.core.exceptions import PermissionDenied
 from django.http import Http404
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from console.errors import DomainError
-from incidents.views import _forbidden, console_view
+from console.web import console_view, denied, forbidden, refused
 from runbooks.catalog import load_catalog
 from runbooks.drills import selectors, services
 from runbooks.drills.forms import DrillPlanForm
+from runbooks.permissions import RUN_DRILL, VIEW_DRILLS
 
-VIEW = "runbooks.view_drillrun"
 POLL_SECONDS = 2
 
 
 def _can_run(request) -> bool:
-    return request.user.has_perm(services.RUN_DRILL)
+    return request.user.has_perm(RUN_DRILL)
 
 
 def _list_page(request, form, status=200):
@@ -35,21 +36,21 @@ def _list_page(request, form, status=200):
 
 
 @require_http_methods(["GET", "POST"])
-@console_view(VIEW)
+@console_view(VIEW_DRILLS)
 def drill_list(request):
     if request.method == "GET":
         initial = {"runbook": request.GET.get("runbook", ""), "fault": request.GET.get("runbook")}
         return _list_page(request, DrillPlanForm(initial=initial))
     if not _can_run(request):
-        return _forbidden(request, "Your role does not allow you to plan drills.")
+        return forbidden(request, "Your role does not allow you to plan drills.")
     form = DrillPlanForm(request.POST)
     if not form.is_valid():
         return _list_page(request, form, status=400)
     try:
         plan = services.drill_plan_create(actor=request.user, **form.cleaned_data)
-    except PermissionDenied as exc:
-        return _forbidden(request, str(exc))
-    except DomainError as exc:
+    except (PermissionDenied, DomainError) as exc:
+        if (response := denied(request, exc)) is not None:
+            return response
         form.add_error(None, str(exc))
         return _list_page(request, form, status=409 if exc.code == "unavailable" else 400)
     messages.success(request, f"Planned: {plan.title}.")
@@ -57,7 +58,7 @@ def drill_list(request):
 
 
 @require_GET
-@console_view(VIEW)
+@console_view(VIEW_DRILLS)
 def drill_plan_page(request, plan_id: int):
     plan = selectors.drill_plan_get(plan_id=plan_id)
     if plan is None:
@@ -71,17 +72,12 @@ def drill_plan_page(request, plan_id: int):
 
 
 @require_POST
-@console_view(VIEW)
+@console_view(VIEW_DRILLS)
 def drill_plan_start(request, plan_id: int):
     try:
         run = services.drill_start(plan_id=plan_id, actor=request.user)
-    except PermissionDenied as exc:
-        return _forbidden(request, str(exc))
-    except DomainError as exc:
-        if exc.code == "not_found":
-            raise Http404(str(exc)) from None
-        messages.error(request, str(exc))
-        return redirect("runbooks:drill-plan", plan_id=plan_id)
+    except (PermissionDenied, DomainError) as exc:
+        return refused(request, exc, back=reverse("runbooks:drill-plan", args=[plan_id]))
     return redirect("runbooks:drill-run", run_id=run.pk)
 
 
@@ -93,29 +89,28 @@ def _run_context(request, run_id: int) -> dict:
 
 
 @require_GET
-@console_view(VIEW)
+@console_view(VIEW_DRILLS)
 def drill_run_page(request, run_id: int):
     return render(request, "runbooks/drills/run.html", _run_context(request, run_id))
 
 
 @require_GET
-@console_view(VIEW)
+@console_view(VIEW_DRILLS)
 def drill_run_card(request, run_id: int):
     return render(request, "runbooks/drills/_run_card.html", _run_context(request, run_id))
 
 
 @require_POST
-@console_view(VIEW)
+@console_view(VIEW_DRILLS)
 def drill_run_stop(request, run_id: int):
     try:
         services.drill_stop(
             run_id=run_id, actor=request.user, reason=request.POST.get("reason", "")
         )
-    except PermissionDenied as exc:
-        return _forbidden(request, str(exc))
-    except DomainError as exc:
-        if exc.code == "not_found":
-            raise Http404(str(exc)) from None
+    except (PermissionDenied, DomainError) as exc:
+        if (response := denied(request, exc)) is not None:
+            return response
+        # E.g. it had already ended: the card below shows how the run stands now.
         messages.error(request, str(exc))
     if request.htmx:
         return render(request, "runbooks/drills/_run_card.html", _run_context(request, run_id))
