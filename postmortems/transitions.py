@@ -34,8 +34,9 @@ DRAFTING: dict[tuple[str, str], str] = {
     (D.FAILED, D.PENDING): "postmortem_draft",  # drafted again
 }
 
-# A closed item (done, won't do) is reopened before it closes the other way, so the
-# timeline shows the reopening and closed_at is when open work ended.
+# Any move between different statuses, as before the table: an item marked done by
+# mistake may be closed as won't do (with a reason) directly. Won't do -> won't do
+# changes the reason.
 ITEM: dict[tuple[str, str], str] = {
     (A.OPEN, A.IN_PROGRESS): "action_item_set_status",
     (A.OPEN, A.DONE): "action_item_set_status",
@@ -45,8 +46,10 @@ ITEM: dict[tuple[str, str], str] = {
     (A.IN_PROGRESS, A.WONT_DO): "action_item_set_status",
     (A.DONE, A.OPEN): "action_item_set_status",
     (A.DONE, A.IN_PROGRESS): "action_item_set_status",
+    (A.DONE, A.WONT_DO): "action_item_set_status",
     (A.WONT_DO, A.OPEN): "action_item_set_status",
     (A.WONT_DO, A.IN_PROGRESS): "action_item_set_status",
+    (A.WONT_DO, A.DONE): "action_item_set_status",
     (A.WONT_DO, A.WONT_DO): "action_item_set_status",  # a new reason
 }
 

@@ -42,8 +42,9 @@ EXPECTED_ITEM = dict.fromkeys(
     [
         ("open", "in_progress"), ("open", "done"), ("open", "wont_do"),
         ("in_progress", "open"), ("in_progress", "done"), ("in_progress", "wont_do"),
-        ("done", "open"), ("done", "in_progress"),
-        ("wont_do", "open"), ("wont_do", "in_progress"), ("wont_do", "wont_do"),
+        ("done", "open"), ("done", "in_progress"), ("done", "wont_do"),
+        ("wont_do", "open"), ("wont_do", "in_progress"), ("wont_do", "done"),
+        ("wont_do", "wont_do"),
     ],
     "action_item_set_status",
 )  # fmt: skip
