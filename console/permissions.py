@@ -1,8 +1,11 @@
-"""DRF permission: an authenticated user holding at least one console role.
+"""Who may do what: the DRF permission classes of the API, and `require`, the one check
+the services make before a change.
 
-Finer checks (may this user resolve?) are made per action with user.has_perm().
+Finer checks (may this user resolve?) are made per action with user.has_perm(); each
+app names its permission strings once, in its own permissions module.
 """
 
+from django.core.exceptions import PermissionDenied
 from rest_framework.permissions import BasePermission
 
 from console.roles import has_any_role
@@ -26,3 +29,10 @@ def require_perm(perm: str):
 
     _Perm.__name__ = f"Require_{perm.replace('.', '_')}"
     return _Perm
+
+
+def require(actor, perm: str, what: str) -> None:
+    """PermissionDenied ("Your role does not allow you to <what>.") unless `actor` is a
+    signed-in user holding `perm`; pages answer it 403, the API too."""
+    if actor is None or not actor.is_authenticated or not actor.has_perm(perm):
+        raise PermissionDenied(f"Your role does not allow you to {what}.")

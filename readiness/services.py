@@ -26,10 +26,9 @@ from readiness.models import (
     Verification,
     VerificationStatus,
 )
+from readiness.permissions import SIGN_OFF, VERIFY
 from runbooks.actions.kinds.base import ActionError
 
-VERIFY = "readiness.verify_deployment"
-SIGN_OFF = "readiness.signoff_deployment"
 MAX_SIGNOFF_DAYS = 366
 log = logging.getLogger(__name__)
 

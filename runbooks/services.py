@@ -5,16 +5,17 @@ timeline through incidents' own services (runbooks imports incidents, never the 
 
 from __future__ import annotations
 
-from django.core.exceptions import PermissionDenied
 from django.db import transaction
 
 from console.errors import DomainError
+from console.permissions import require
 from incidents.models import Incident, TimelineEvent, TimelineEventType
+from incidents.selectors import incident_for_update, incident_get
 from incidents.services import incident_event_add, incident_runbook_set
 from runbooks.catalog import load_catalog
+from runbooks.permissions import RESPOND
 from runbooks.triage import incident_alerts_firing_first, incident_runbook, incident_triage
 
-RESPOND = "incidents.mitigate_incident"
 # Stepper steps as the service and URLs name them -> the words on the timeline.
 RUNBOOK_STEPS = {
     "symptom": "Symptom",
@@ -23,19 +24,6 @@ RUNBOOK_STEPS = {
     "fix": "Fix",
     "long_term": "Long-term",
 }
-
-
-def _require(actor, what: str) -> None:
-    if actor is None or not actor.has_perm(RESPOND):
-        raise PermissionDenied(f"Your role does not allow you to {what}.")
-
-
-def _incident(incident_id: int, *, lock: bool = False) -> Incident:
-    rows = Incident.objects.select_for_update() if lock else Incident.objects
-    incident = rows.filter(pk=incident_id).first()
-    if incident is None:
-        raise DomainError(f"Incident #{incident_id} does not exist.", code="not_found")
-    return incident
 
 
 def _first_sentence(text: str) -> str:
@@ -47,7 +35,7 @@ def _first_sentence(text: str) -> str:
 @transaction.atomic
 def runbook_change(*, incident_id: int, actor, slug: str) -> Incident:
     """Point the incident at a catalogue runbook; the change goes on the timeline."""
-    _require(actor, "change the incident's runbook")
+    require(actor, RESPOND, "change the incident's runbook")
     slug = (slug or "").strip()
     catalog = load_catalog()
     if catalog.get(slug) is None:
@@ -66,8 +54,8 @@ def diagnosis_confirm(*, incident_id: int, actor) -> TimelineEvent:
     (with a timeout), and no row lock or transaction should wait on that. The write
     itself is one atomic service call.
     """
-    _require(actor, "confirm a diagnosis")
-    result = incident_triage(incident=_incident(incident_id))
+    require(actor, RESPOND, "confirm a diagnosis")
+    result = incident_triage(incident=incident_get(incident_id=incident_id))
     if not result.runbook_slug:
         raise DomainError(
             "No runbook matches this incident, so there is no diagnosis to confirm; "
@@ -90,13 +78,13 @@ def diagnosis_confirm(*, incident_id: int, actor) -> TimelineEvent:
 @transaction.atomic
 def runbook_step_check(*, incident_id: int, actor, step: str) -> TimelineEvent:
     """Check off one stepper step of the incident's current runbook, once."""
-    _require(actor, "check off runbook steps")
+    require(actor, RESPOND, "check off runbook steps")
     if step not in RUNBOOK_STEPS:
         raise DomainError(
             f"{step[:60]!r} is not a runbook step; the steps are: {', '.join(RUNBOOK_STEPS)}.",
             code="invalid",
         )
-    incident = _incident(incident_id, lock=True)  # serialises concurrent check-offs
+    incident = incident_for_update(incident_id=incident_id)  # serialises concurrent check-offs
     runbook = incident_runbook(incident, incident_alerts_firing_first(incident))
     if runbook is None:
         raise DomainError("No runbook matches this incident; pick a runbook first.")

@@ -6,7 +6,7 @@ from typing import Any
 from django.db import transaction
 
 from incidents.models import TimelineEvent, TimelineEventType
-from incidents.services.lifecycle import _locked
+from incidents.selectors import incident_for_update
 from incidents.services.timeline import incident_event_record
 
 
@@ -16,7 +16,7 @@ def incident_drill_mark(
 ) -> TimelineEvent:
     """Set `is_drill` and say so on the timeline, in one transaction. A caller that has
     already checked permissions (the drill worker) calls it."""
-    incident = _locked(incident_id)
+    incident = incident_for_update(incident_id=incident_id)
     if not incident.is_drill:
         incident.is_drill = True
         incident.save(update_fields=["is_drill", "updated_at"])

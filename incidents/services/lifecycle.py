@@ -5,28 +5,18 @@ and writes the change and its timeline event in one transaction.
 """
 
 from django.contrib.auth import get_user_model
-from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.utils import timezone
 
 from console.errors import DomainError
+from console.permissions import require
+from incidents import permissions as perms
 from incidents.lifecycle import apply_transition
 from incidents.models import Incident, IncidentStatus, TimelineEvent, TimelineEventType
+from incidents.selectors import incident_for_update
 
 NOTE_MAX_CHARS = 10_000
 REASON_MAX_CHARS = 2_000
-
-
-def _require(actor, perm: str, what: str) -> None:
-    if actor is None or not actor.has_perm(perm):
-        raise PermissionDenied(f"Your role does not allow you to {what}.")
-
-
-def _locked(incident_id: int) -> Incident:
-    try:
-        return Incident.objects.select_for_update().get(pk=incident_id)
-    except Incident.DoesNotExist:
-        raise DomainError(f"Incident #{incident_id} does not exist.", code="not_found") from None
 
 
 def _clean_text(text: str, *, limit: int, what: str, required: bool) -> str:
@@ -41,9 +31,9 @@ def _clean_text(text: str, *, limit: int, what: str, required: bool) -> str:
 def _transition(
     *, incident_id: int, actor, to: str, perm: str, what: str, reason: str = ""
 ) -> Incident:
-    _require(actor, perm, what)
+    require(actor, perm, what)
     reason = _clean_text(reason, limit=REASON_MAX_CHARS, what="reason", required=False)
-    incident = _locked(incident_id)
+    incident = incident_for_update(incident_id=incident_id)
     _, event = apply_transition(
         incident, to, at=timezone.now(), actor=actor, source="console", reason=reason
     )
@@ -58,7 +48,7 @@ def incident_acknowledge(*, incident_id: int, actor) -> Incident:
         incident_id=incident_id,
         actor=actor,
         to=IncidentStatus.ACKNOWLEDGED,
-        perm="incidents.acknowledge_incident",
+        perm=perms.ACKNOWLEDGE,
         what="acknowledge incidents",
     )
 
@@ -69,7 +59,7 @@ def incident_mitigate(*, incident_id: int, actor, reason: str = "") -> Incident:
         incident_id=incident_id,
         actor=actor,
         to=IncidentStatus.MITIGATED,
-        perm="incidents.mitigate_incident",
+        perm=perms.MITIGATE,
         what="mark incidents mitigated",
         reason=reason,
     )
@@ -81,7 +71,7 @@ def incident_resolve(*, incident_id: int, actor, reason: str = "") -> Incident:
         incident_id=incident_id,
         actor=actor,
         to=IncidentStatus.RESOLVED,
-        perm="incidents.resolve_incident",
+        perm=perms.RESOLVE,
         what="resolve incidents",
         reason=reason,
     )
@@ -89,9 +79,9 @@ def incident_resolve(*, incident_id: int, actor, reason: str = "") -> Incident:
 
 @transaction.atomic
 def incident_reopen(*, incident_id: int, actor, reason: str) -> Incident:
-    _require(actor, "incidents.reopen_incident", "reopen incidents")
+    require(actor, perms.REOPEN, "reopen incidents")
     reason = _clean_text(reason, limit=REASON_MAX_CHARS, what="reason", required=True)
-    incident = _locked(incident_id)
+    incident = incident_for_update(incident_id=incident_id)
     if incident.status != IncidentStatus.RESOLVED:
         raise DomainError(f"Incident #{incident_id} is {incident.status}, not resolved.")
     conflict = (
@@ -116,9 +106,9 @@ def incident_reopen(*, incident_id: int, actor, reason: str) -> Incident:
 
 @transaction.atomic
 def incident_note_add(*, incident_id: int, actor, text: str) -> TimelineEvent:
-    _require(actor, "incidents.add_note", "add notes")
+    require(actor, perms.ADD_NOTE, "add notes")
     text = _clean_text(text, limit=NOTE_MAX_CHARS, what="note", required=True)
-    incident = _locked(incident_id)
+    incident = incident_for_update(incident_id=incident_id)
     return TimelineEvent.objects.create(
         incident=incident,
         kind=TimelineEventType.NOTE,
@@ -132,12 +122,12 @@ def incident_note_add(*, incident_id: int, actor, text: str) -> TimelineEvent:
 @transaction.atomic
 def incident_commander_set(*, incident_id: int, actor, commander_id: int | None) -> Incident:
     """Take command (anyone who may, when nobody holds it) or assign it (commanders)."""
-    incident = _locked(incident_id)
+    incident = incident_for_update(incident_id=incident_id)
     taking_free_seat = commander_id == actor.pk and incident.commander_id is None
-    if taking_free_seat and actor.has_perm("incidents.take_command"):
+    if taking_free_seat and actor.has_perm(perms.TAKE_COMMAND):
         pass
     else:
-        _require(actor, "incidents.assign_commander", "assign the incident commander")
+        require(actor, perms.ASSIGN_COMMANDER, "assign the incident commander")
     if commander_id == incident.commander_id:
         raise DomainError("That person is already the incident commander.", code="unchanged")
     new = None
@@ -145,7 +135,7 @@ def incident_commander_set(*, incident_id: int, actor, commander_id: int | None)
         new = get_user_model().objects.filter(pk=commander_id, is_active=True).first()
         if new is None:
             raise DomainError(f"No active user with id {commander_id}.", code="invalid")
-        if not new.has_perm("incidents.take_command"):
+        if not new.has_perm(perms.TAKE_COMMAND):
             raise DomainError(
                 f"{new.get_username()} has no responder role, so cannot command.",
                 code="invalid",

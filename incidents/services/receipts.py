@@ -4,11 +4,12 @@ import logging
 from datetime import timedelta
 
 from django.conf import settings
-from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.utils import timezone
 
 from console.errors import DomainError
+from console.permissions import require
+from incidents import permissions as perms
 from incidents.alertmanager import PayloadError, parse_body
 from incidents.models import ReceiptOutcome, TimelineEvent, TimelineEventType, WebhookReceipt
 from incidents.services.ingestion import IngestResult, ReceiptMeta, alerts_ingest
@@ -43,8 +44,7 @@ def webhook_receipt_record(
 
 def webhook_receipt_replay_request(*, receipt_id: int, actor) -> WebhookReceipt:
     """Queue a dead-lettered body for another try (after fixing the cause)."""
-    if actor is None or not actor.has_perm("incidents.replay_webhookreceipt"):
-        raise PermissionDenied("Your role does not allow you to replay webhook bodies.")
+    require(actor, perms.REPLAY_RECEIPTS, "replay webhook bodies")
     receipt = WebhookReceipt.objects.filter(pk=receipt_id).first()
     if receipt is None:
         raise DomainError(f"Webhook receipt #{receipt_id} does not exist.", code="not_found")

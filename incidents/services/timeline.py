@@ -11,13 +11,11 @@ from django.db import transaction
 from django.utils import timezone
 
 from console.errors import DomainError
+from console.permissions import require
+from incidents import permissions as perms
 from incidents.models import Incident, TimelineEvent, TimelineEventType
-from incidents.services.lifecycle import (
-    REASON_MAX_CHARS,
-    _clean_text,
-    _locked,
-    _require,
-)
+from incidents.selectors import incident_for_update
+from incidents.services.lifecycle import REASON_MAX_CHARS, _clean_text
 
 RUNBOOK_SLUG_RE = re.compile(r"[a-z0-9-]{1,100}")
 MESSAGE_MAX_CHARS = 2_000
@@ -30,7 +28,7 @@ def incident_runbook_set(*, incident_id: int, actor, slug: str, reason: str = ""
     The slug's format is checked here; whether the catalogue has it is the caller's
     business (runbooks.services.runbook_change), since incidents does not know runbooks.
     """
-    _require(actor, "incidents.mitigate_incident", "change the incident's runbook")
+    require(actor, perms.MITIGATE, "change the incident's runbook")
     slug = (slug or "").strip()
     if slug and not RUNBOOK_SLUG_RE.fullmatch(slug):
         raise DomainError(
@@ -39,7 +37,7 @@ def incident_runbook_set(*, incident_id: int, actor, slug: str, reason: str = ""
             code="invalid",
         )
     reason = _clean_text(reason, limit=REASON_MAX_CHARS, what="reason", required=False)
-    incident = _locked(incident_id)
+    incident = incident_for_update(incident_id=incident_id)
     old = incident.runbook
     if old == slug:
         raise DomainError(
@@ -78,8 +76,9 @@ def incident_event_add(
 ) -> TimelineEvent:
     """Append one event of a known kind, if the actor holds `perm` (`what` words the
     refusal: "Your role does not allow you to <what>.")."""
-    _require(actor, perm, what)
-    _locked(incident_id)  # 404 for a missing incident; events of one incident in order
+    require(actor, perm, what)
+    # NotFound for a missing incident; the lock keeps one incident's events in order.
+    incident_for_update(incident_id=incident_id)
     return incident_event_record(
         incident_id=incident_id,
         kind=kind,

@@ -6,34 +6,24 @@ review workflow itself is in services/review.py.
 
 from __future__ import annotations
 
-from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.utils import timezone
 
 from console.errors import DomainError
 from postmortems.models import (
     TEXT_SECTIONS,
-    DraftState,
     Postmortem,
     PostmortemEdit,
     PostmortemStatus,
     PostmortemTimelineEntry,
     TimelineSource,
 )
+from postmortems.permissions import edit_refusal
 from postmortems.services.revisions import content_changed
 
-DRAFT = "postmortems.draft_postmortem"
-REVIEW = "postmortems.review_postmortem"
-PUBLISH = "postmortems.publish_postmortem"
-ADMIN_EDIT = "postmortems.change_postmortem"
 TEXT_MAX = 50_000
 TITLE_MAX = 300
 S = PostmortemStatus
-
-
-def _require(actor, perm: str, what: str) -> None:
-    if actor is None or not actor.is_authenticated or not actor.has_perm(perm):
-        raise PermissionDenied(f"Your role does not allow you to {what}.")
 
 
 def _locked(postmortem_id: int) -> Postmortem:
@@ -44,11 +34,9 @@ def _locked(postmortem_id: int) -> Postmortem:
 
 
 def _editable(pm: Postmortem, actor) -> None:
-    _require(actor, DRAFT, "edit postmortems")
-    if pm.draft_state != DraftState.READY:
-        raise DomainError("The postmortem is still being drafted; try again in a moment.")
-    if pm.status == S.PUBLISHED and not actor.has_perm(ADMIN_EDIT):
-        raise PermissionDenied("This postmortem is published; only an admin can change it.")
+    refusal = edit_refusal(actor, pm)  # the rule the pages show the forms by
+    if refusal is not None:
+        raise refusal
 
 
 def _text(value, *, what: str, limit: int) -> str:

@@ -14,12 +14,13 @@ from collections import defaultdict
 from datetime import datetime, timedelta
 
 from django.conf import settings
-from django.core.exceptions import PermissionDenied
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from console.errors import DomainError
-from incidents.models import Alert, Incident, IncidentStatus, TimelineEvent, TimelineEventType
+from console.permissions import require
+from incidents.models import Alert, Incident, TimelineEvent, TimelineEventType
+from incidents.selectors import incident_get
 from postmortems.export import duration
 from postmortems.models import (
     DraftState,
@@ -29,6 +30,7 @@ from postmortems.models import (
     PostmortemTimelineEntry,
     TimelineSource,
 )
+from postmortems.permissions import DRAFT, ready_to_draft
 from postmortems.services.revisions import content_changed
 from postmortems.services.timeline import postmortem_event
 from postmortems.transitions import check_drafting
@@ -36,7 +38,6 @@ from runbooks.actions.models import ActionRun
 from runbooks.triage import incident_runbook
 
 log = logging.getLogger(__name__)
-DRAFT = "postmortems.draft_postmortem"
 # Event kinds the draft takes from elsewhere: alerts from the alert rows (their real
 # start/end times, grouped), actions from the run rows (one line per run).
 SKIPPED_KINDS = {
@@ -58,15 +59,12 @@ def _threshold() -> int:
 def postmortem_draft(*, incident_id: int, actor) -> Postmortem:
     """Create the incident's postmortem and draft it (now, or on the worker if big).
     An incident has one postmortem: asking again answers the existing one."""
-    if actor is None or not actor.has_perm(DRAFT):
-        raise PermissionDenied("Your role does not allow you to draft postmortems.")
-    incident = Incident.objects.filter(pk=incident_id).first()
-    if incident is None:
-        raise DomainError(f"Incident #{incident_id} does not exist.", code="not_found")
+    require(actor, DRAFT, "draft postmortems")
+    incident = incident_get(incident_id=incident_id)
     existing = Postmortem.objects.filter(incident=incident).first()
     if existing is not None and existing.draft_state != DraftState.FAILED:
         return existing
-    if incident.status not in (IncidentStatus.MITIGATED, IncidentStatus.RESOLVED):
+    if not ready_to_draft(incident):
         raise DomainError(
             f"Incident #{incident.pk} is {incident.get_status_display().lower()}; draft the "
             "postmortem once it is mitigated or resolved, so the timeline is complete.",
@@ -337,8 +335,7 @@ def postmortem_refresh(*, postmortem_id: int, actor) -> Postmortem:
     draft): the impact figures, timeline lines for what happened since (lines already
     there, and their edits, stay), and the stored charts over the now longer window. The
     text the authors wrote is not touched. A published postmortem is left as published."""
-    if actor is None or not actor.has_perm(DRAFT):
-        raise PermissionDenied("Your role does not allow you to refresh postmortems.")
+    require(actor, DRAFT, "refresh postmortems")
     pm = Postmortem.objects.select_related("incident").filter(pk=postmortem_id).first()
     if pm is None:
         raise DomainError(f"Postmortem #{postmortem_id} does not exist.", code="not_found")

@@ -17,7 +17,9 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from console.errors import DomainError
+from console.permissions import require
 from incidents.models import Incident
+from incidents.selectors import incident_get
 from postmortems.models import (
     DUE_BY_PRIORITY,
     OPEN_ITEM_STATUSES,
@@ -30,19 +32,17 @@ from postmortems.models import (
     PostmortemStatus,
     Priority,
 )
+from postmortems.permissions import ADMIN_EDIT, MANAGE
 from postmortems.services.revisions import content_changed
 from postmortems.services.timeline import item_event
 from postmortems.transitions import check_item
 
 log = logging.getLogger(__name__)
-MANAGE = "postmortems.manage_actionitem"
-ADMIN_EDIT = "postmortems.change_postmortem"
 EDITABLE = ("title", "description", "owner", "due_date", "priority", "category", "external_url")
 
 
 def _require(actor) -> None:
-    if actor is None or not actor.is_authenticated or not actor.has_perm(MANAGE):
-        raise PermissionDenied("Your role does not allow you to change action items.")
+    require(actor, MANAGE, "change action items")
 
 
 def _clean(values: dict) -> dict:
@@ -124,9 +124,7 @@ def action_item_create(
     reason: str = "",
 ) -> ActionItem:
     _require(actor)
-    incident = Incident.objects.filter(pk=incident_id).first()
-    if incident is None:
-        raise DomainError(f"Incident #{incident_id} does not exist.", code="not_found")
+    incident = incident_get(incident_id=incident_id)
     values = _clean(values)
     if "title" not in values:
         raise DomainError("title: required.", code="invalid_params")
@@ -296,7 +294,7 @@ def notification_read(*, notification_id: int, actor) -> None:
 def action_item_delete(*, item_id: int, actor) -> None:
     """Only admins delete (a mistaken entry); everyone else closes items as won't do,
     which keeps the record the reports count."""
-    if actor is None or not actor.has_perm("postmortems.change_postmortem"):
+    if actor is None or not actor.has_perm(ADMIN_EDIT):
         raise PermissionDenied("Only an admin deletes action items; mark it won't do instead.")
     deleted, _ = ActionItem.objects.filter(pk=item_id).delete()
     if not deleted:

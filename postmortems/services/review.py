@@ -14,17 +14,15 @@ from django.urls import reverse
 from django.utils import timezone
 
 from console.errors import DomainError
+from console.permissions import require
 from postmortems.models import DraftState, Postmortem, ReviewComment, Reviewer, ReviewerState
+from postmortems.permissions import DRAFT, PUBLISH, REVIEW
 from postmortems.selectors import postmortem_publish_blocker, postmortem_sole_author_id
 from postmortems.services.documents import (
-    DRAFT,
-    PUBLISH,
-    REVIEW,
     S,
     _editable,
     _history,
     _locked,
-    _require,
     _text,
 )
 from postmortems.services.drafting import postmortem_refresh
@@ -89,7 +87,7 @@ def postmortem_request_review(*, postmortem_id: int, actor, reviewers: list[str]
 
 @transaction.atomic
 def postmortem_comment(*, postmortem_id: int, actor, text: str, section: str = "") -> ReviewComment:
-    _require(actor, DRAFT, "comment on postmortems")
+    require(actor, DRAFT, "comment on postmortems")
     pm = _locked(postmortem_id)
     text = _text(text, what="comment", limit=5000).strip()
     if not text:
@@ -103,7 +101,7 @@ def postmortem_comment(*, postmortem_id: int, actor, text: str, section: str = "
 def postmortem_review(*, postmortem_id: int, actor, approve: bool, note: str = "") -> Reviewer:
     """A named reviewer approves the current revision, or asks for changes (which sends it
     back to draft). The only author of every edit cannot approve."""
-    _require(actor, REVIEW, "review postmortems")
+    require(actor, REVIEW, "review postmortems")
     pm = _locked(postmortem_id)
     reviewer = Reviewer.objects.filter(postmortem=pm, user=actor).first()
     if reviewer is None:
@@ -144,7 +142,7 @@ def postmortem_publish(*, postmortem_id: int, actor) -> Postmortem:
     draft). That refresh is committed on its own: if it changed the content, the approvals
     it withdrew are needed again and publishing is refused, so nothing unapproved is
     published."""
-    _require(actor, PUBLISH, "publish postmortems")
+    require(actor, PUBLISH, "publish postmortems")
     pm = Postmortem.objects.filter(pk=postmortem_id).first()
     refreshed = False
     if pm is not None and pm.status == S.IN_REVIEW and pm.draft_state == DraftState.READY:

@@ -12,20 +12,12 @@ groups). The requester never approves their own run.
 from __future__ import annotations
 
 from django.conf import settings
-from django.core.exceptions import PermissionDenied
 
 from runbooks.actions.concerns import open_incidents_about
+from runbooks.permissions import APPROVE_ACTION
 
-VIEW = "runbooks.view_actionrun"
-REQUEST = "runbooks.request_actionrun"
-APPROVE = "runbooks.approve_actionrun"
 NAMED_INCIDENTS = 2  # the reason names this many; the rest are counted
 REASON_MAX = 300  # ActionRun.approval_reason
-
-
-def require(actor, perm: str, what: str) -> None:
-    if actor is None or not actor.is_authenticated or not actor.has_perm(perm):
-        raise PermissionDenied(f"Your role does not allow you to {what}.")
 
 
 def approval_kinds(kinds: dict) -> set[str]:
@@ -80,7 +72,7 @@ def can_decide(actor, run) -> tuple[bool, str]:
             False,
             "You requested this run; someone else with the commander role must approve it.",
         )
-    if not actor.has_perm(APPROVE):
+    if not actor.has_perm(APPROVE_ACTION):
         return False, "Waiting for a commander to approve: your role cannot approve runs."
     return True, ""
 
@@ -88,4 +80,4 @@ def can_decide(actor, run) -> tuple[bool, str]:
 def can_cancel(actor, run) -> bool:
     if actor is None or not actor.is_authenticated:
         return False
-    return run.requested_by_id == actor.pk or actor.has_perm(APPROVE)
+    return run.requested_by_id == actor.pk or actor.has_perm(APPROVE_ACTION)

@@ -9,7 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from console.errors import DomainError
+from console.permissions import require
 from incidents.models import Incident
+from incidents.selectors import incident_get
 from runbooks.actions import policy
 from runbooks.actions.kinds import (
     KINDS,
@@ -26,6 +28,7 @@ from runbooks.actions.kinds import (
 )
 from runbooks.actions.models import ACTIVE_STATUSES, ActionRun
 from runbooks.actions.revisions import CONFIGMAP_KINDS, config_seen, revision_lookup
+from runbooks.permissions import REQUEST_ACTION
 
 
 @dataclass(frozen=True)
@@ -59,10 +62,7 @@ def domain_error(exc: ActionError) -> DomainError:
 
 
 def incident_for(incident_id: int) -> Incident:
-    incident = Incident.objects.filter(pk=incident_id).first()
-    if incident is None:
-        raise DomainError(f"Incident #{incident_id} does not exist.", code="not_found")
-    return incident
+    return incident_get(incident_id=incident_id)
 
 
 def run_context(incident: Incident) -> Context:
@@ -112,7 +112,7 @@ def action_run_preview(
     needs approval and whether the target is busy. Reads Kubernetes (with timeouts); a
     guardrail, a missing object or a refused dry run raises DomainError; an unreachable API
     gives a preview with `error` set, so a request can still be queued for the worker."""
-    policy.require(actor, policy.REQUEST, "request actions")
+    require(actor, REQUEST_ACTION, "request actions")
     incident = incident or incident_for(incident_id)
     try:
         action = kind_for(kind)

@@ -14,7 +14,9 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from console.errors import DomainError
+from console.permissions import require
 from incidents.models import IncidentStatus
+from incidents.permissions import ACKNOWLEDGE
 from incidents.services import incident_acknowledge
 from runbooks.actions import policy
 from runbooks.actions.audit import run_record
@@ -29,10 +31,10 @@ from runbooks.actions.preview import (
     incident_for,
 )
 from runbooks.actions.transitions import check_move
+from runbooks.permissions import REQUEST_ACTION
 
 __all__ = ["Preview", "action_run_preview"]  # re-exported: the pages and API preview here
 
-ACKNOWLEDGE = "incidents.acknowledge_incident"
 KEY_RE = re.compile(r"[A-Za-z0-9_.:-]{8,100}")
 NOTE_MAX = 500
 
@@ -75,7 +77,7 @@ def action_run_request(
     """Ask for a run. Returns the existing run when the same person sends the same key
     again. Queued at once (and enqueued when the transaction commits) unless the policy
     wants a second person's approval."""
-    policy.require(actor, policy.REQUEST, "request actions")
+    require(actor, REQUEST_ACTION, "request actions")
     key = _check_key(idempotency_key)
     if ActionRun.objects.filter(requested_by=actor, idempotency_key=key).exists():
         try:  # a repeat: answer the run it made, without asking Kubernetes again
@@ -242,7 +244,7 @@ def action_run_cancel(*, run_id: int, actor, note: str = "") -> ActionRun:
 
 def action_run_undo(*, run_id: int, actor, idempotency_key: str) -> ActionRun:
     """Request a new run of the same kind that restores the state saved before `run`."""
-    policy.require(actor, policy.REQUEST, "request actions")
+    require(actor, REQUEST_ACTION, "request actions")
     run = ActionRun.objects.filter(pk=run_id).first()
     if run is None:
         raise DomainError(f"Action run #{run_id} does not exist.", code="not_found")

@@ -7,8 +7,8 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from console.errors import DomainError
+from console.permissions import require
 from incidents.models import OPEN_STATUSES, Incident, Severity
-from runbooks.actions import policy
 from runbooks.actions.k8s import kube_api
 from runbooks.actions.kinds import ActionError
 from runbooks.catalog import load_catalog
@@ -21,14 +21,14 @@ from runbooks.drills.models import (
     DrillRun,
     DrillRunStatus,
 )
+from runbooks.permissions import RUN_DRILL
 
-RUN_DRILL = "runbooks.run_drill"
 SECONDS_MIN, SECONDS_MAX = 10, 24 * 3600
 TITLE_MAX, REASON_MAX = 200, 300
 
 
 def require_drill_role(actor, what: str) -> None:
-    policy.require(actor, RUN_DRILL, what)
+    require(actor, RUN_DRILL, what)
 
 
 def drill_target_check(*, namespace: str, lws: str) -> dict:
