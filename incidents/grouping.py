@@ -1,11 +1,21 @@
 """Pure rules for turning alerts into incidents: grouping key, severity, title, slug."""
 
+import re
+
 from django.conf import settings
 
 from incidents.alertmanager import ParsedAlert, ParsedPayload
 from incidents.models import Severity
 
 _SEVERITY_RANK = {s: i for i, s in enumerate(Severity.values)}  # SEV1 = 0 = worst
+# The one rule for a runbook's name, wherever one arrives: an alert's `runbook` label, a
+# responder's choice on the incident, a catalogue file's `slug`.
+RUNBOOK_SLUG_RE = re.compile(r"[a-z0-9-]{1,100}")
+RUNBOOK_SLUG_RULE = "lowercase letters, digits and dashes, at most 100"
+
+
+def is_runbook_slug(value: str) -> bool:
+    return bool(RUNBOOK_SLUG_RE.fullmatch(value))
 
 
 def grouping_key_for(alert: ParsedAlert, payload: ParsedPayload) -> str:
@@ -54,9 +64,9 @@ def title_for(alert: ParsedAlert, payload: ParsedPayload) -> str:
 
 
 def runbook_slug(alert: ParsedAlert) -> str:
+    """The alert's `runbook` label, when it is a runbook name ("" otherwise)."""
     slug = alert.labels.get("runbook", "").strip().lower()
-    ok = slug and len(slug) <= 100 and all(c.isalnum() or c in "-_" for c in slug)
-    return slug if ok else ""
+    return slug if is_runbook_slug(slug) else ""
 
 
 def alert_ref(alert) -> dict:

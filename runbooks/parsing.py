@@ -13,6 +13,7 @@ from typing import Any
 
 import yaml
 
+from incidents.grouping import RUNBOOK_SLUG_RULE, is_runbook_slug
 from runbooks import placeholders as ph
 from runbooks.fields import Fields
 from runbooks.guard_parsing import parse_guard
@@ -88,6 +89,8 @@ def parse_runbook(file: Path) -> Runbook:
     f = Fields(display_path(file))
     d = f.mapping(_read_yaml(file), "", required=RUNBOOK_KEYS, optional=("guard",))
     slug = f.text(d["slug"], "slug")
+    if not is_runbook_slug(slug):
+        raise f.error("slug", f"expected a runbook name ({RUNBOOK_SLUG_RULE}); got {slug!r}")
     if slug != file.stem:
         raise f.error("slug", f"must equal the file name {file.stem!r}; got {slug!r}")
     triage = tuple(_check(f, x, f"triage[{i}]") for i, x in enumerate(f.seq(d["triage"], "triage")))

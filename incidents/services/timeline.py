@@ -4,7 +4,6 @@ append that higher apps (runbooks, later postmortems) use for their own event ki
 `incidents` imports neither of those apps; they call in here instead.
 """
 
-import re
 from typing import Any
 
 from django.db import transaction
@@ -13,11 +12,11 @@ from django.utils import timezone
 from console.errors import DomainError
 from console.permissions import require
 from incidents import permissions as perms
+from incidents.grouping import RUNBOOK_SLUG_RULE, is_runbook_slug
 from incidents.models import Incident, TimelineEvent, TimelineEventType
 from incidents.selectors import incident_for_update
 from incidents.services.lifecycle import REASON_MAX_CHARS, _clean_text
 
-RUNBOOK_SLUG_RE = re.compile(r"[a-z0-9-]{1,100}")
 MESSAGE_MAX_CHARS = 2_000
 
 
@@ -30,11 +29,9 @@ def incident_runbook_set(*, incident_id: int, actor, slug: str, reason: str = ""
     """
     require(actor, perms.MITIGATE, "change the incident's runbook")
     slug = (slug or "").strip()
-    if slug and not RUNBOOK_SLUG_RE.fullmatch(slug):
+    if slug and not is_runbook_slug(slug):
         raise DomainError(
-            f"{slug[:120]!r} is not a runbook name (lowercase letters, digits and dashes, "
-            "at most 100).",
-            code="invalid",
+            f"{slug[:120]!r} is not a runbook name ({RUNBOOK_SLUG_RULE}).", code="invalid"
         )
     reason = _clean_text(reason, limit=REASON_MAX_CHARS, what="reason", required=False)
     incident = incident_for_update(incident_id=incident_id)
