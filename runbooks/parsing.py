@@ -21,9 +21,7 @@ from runbooks.schema import (
     ACTION_KINDS,
     CATEGORIES,
     COMPARATORS,
-    ITEM_CATEGORIES,
     PLACEHOLDERS,
-    PRIORITIES,
     SEVERITIES,
     ActionItemTemplate,
     ActionRef,
@@ -35,6 +33,7 @@ from runbooks.schema import (
     Condition,
     Runbook,
     Signal,
+    action_item_choices,
 )
 
 _REPO = Path(__file__).resolve().parent.parent
@@ -257,8 +256,8 @@ def _item(f: Fields, item: Any, p: str) -> ActionItemTemplate:
     return ActionItemTemplate(
         title=f.text(d["title"], f"{p}.title"),
         description=f.text(d["description"], f"{p}.description"),
-        category=f.choice(d["category"], f"{p}.category", ITEM_CATEGORIES),
-        priority=f.choice(d["priority"], f"{p}.priority", PRIORITIES),
+        category=f.choice(d["category"], f"{p}.category", action_item_choices("category")),
+        priority=f.choice(d["priority"], f"{p}.priority", action_item_choices("priority")),
     )
 
 

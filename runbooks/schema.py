@@ -11,6 +11,11 @@ import operator
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.apps import apps
+
+from incidents.models import Severity
+from runbooks.actions.kinds import KINDS
+
 PLACEHOLDERS = ("namespace", "lws", "pod", "node")
 COMPARATORS = {
     ">": operator.gt,
@@ -20,23 +25,23 @@ COMPARATORS = {
     "==": operator.eq,
     "!=": operator.ne,
 }
-# The six action kinds (README "Actions"; one module each in runbooks/actions/kinds/).
-ACTION_KINDS = (
-    "scale_lws",
-    "set_enforce_eager",
-    "rollback_router_config",
-    "restart_lws_group",
-    "cordon_node",
-    "update_gateway_limits",
-)
+# The action kinds' registry (README "Actions"; one module each in runbooks/actions/kinds/).
+ACTION_KINDS = tuple(KINDS)
 CATEGORIES = ("resource", "communication", "scheduling", "model", "framework", "upstream")
-SEVERITIES = ("SEV1", "SEV2", "SEV3", "SEV4")
-ITEM_CATEGORIES = ("monitoring", "automation", "drill", "config", "capacity", "process")
-PRIORITIES = ("P1", "P2", "P3", "P4")
+SEVERITIES = tuple(Severity.values)
 # What a triage check can say. Only "firing" ever makes a condition true.
 STATES = ("firing", "ok", "no_data", "error")
 # The three kinds of guard signal (runbooks/guard_parsing.py, runbooks/actions/guard.py).
 GUARD_TYPES = ("availability", "latency", "quality")
+
+
+def action_item_choices(field_name: str) -> tuple[str, ...]:
+    """What postmortems accepts as an action item's `field_name` ("category",
+    "priority"): a runbook's long-term items become its suggested action items. Asked of
+    the app registry, not imported: postmortems sits above runbooks, which never imports
+    it."""
+    model = apps.get_model("postmortems", "ActionItem")
+    return tuple(value for value, _ in model._meta.get_field(field_name).choices)
 
 
 class CatalogError(ValueError):
