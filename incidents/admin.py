@@ -8,6 +8,7 @@ The timeline is append-only and webhook bodies are evidence: both are read-only 
 from django.contrib import admin
 
 from incidents.models import Alert, Incident, TimelineEvent, WebhookReceipt
+from incidents.timeline_kinds import timeline_kind_choices
 
 
 class AlertInline(admin.TabularInline):
@@ -119,13 +120,38 @@ class AlertAdmin(admin.ModelAdmin):
         return False  # alerts come from Alertmanager
 
 
+class TimelineKindFilter(admin.SimpleListFilter):
+    """The column has no choices (apps register kinds): the labels come from the registry."""
+
+    title = "kind"
+    parameter_name = "kind"
+
+    def lookups(self, request, model_admin):
+        return timeline_kind_choices()
+
+    def queryset(self, request, queryset):
+        return queryset.filter(kind=self.value()) if self.value() else queryset
+
+
 @admin.register(TimelineEvent)
 class TimelineEventAdmin(admin.ModelAdmin):
-    list_display = ("id", "incident", "kind", "occurred_at", "actor", "source", "short_message")
-    list_filter = ("kind", "source")
+    list_display = (
+        "id",
+        "incident",
+        "kind_label",
+        "occurred_at",
+        "actor",
+        "source",
+        "short_message",
+    )
+    list_filter = (TimelineKindFilter, "source")
     search_fields = ("message", "=incident__id")
     list_select_related = ("incident", "actor")
     date_hierarchy = "occurred_at"
+
+    @admin.display(description="kind", ordering="kind")
+    def kind_label(self, obj: TimelineEvent) -> str:
+        return obj.get_kind_display()
 
     @admin.display(description="message")
     def short_message(self, obj: TimelineEvent) -> str:

@@ -1,10 +1,12 @@
 """Alerts, incidents, their append-only timeline, and the webhook receipt log."""
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Q
 
 from console.append_only import AppendOnlyModel
+from incidents.timeline_kinds import timeline_kind_known, timeline_kind_label
 
 
 class Severity(models.TextChoices):
@@ -147,6 +149,9 @@ class Alert(models.Model):
 
 
 class TimelineEventType(models.TextChoices):
+    """The kinds incidents itself writes. Other apps register theirs (with labels) in
+    incidents.timeline_kinds from their AppConfig.ready(); the column has no choices."""
+
     INCIDENT_OPENED = "incident_opened", "Incident opened"
     ALERT_FIRED = "alert_fired", "Alert fired"
     ALERT_RESOLVED = "alert_resolved", "Alert resolved"
@@ -156,19 +161,28 @@ class TimelineEventType(models.TextChoices):
     NOTE = "note", "Note"
     WEBHOOK_REPLAYED = "webhook_replayed", "Webhook replayed"
     RUNBOOK_CHANGED = "runbook_changed", "Runbook changed"
-    DIAGNOSIS_CONFIRMED = "diagnosis_confirmed", "Diagnosis confirmed"
-    RUNBOOK_STEP = "runbook_step", "Runbook step done"
-    ACTION = "action", "Action"
-    POSTMORTEM = "postmortem", "Postmortem"
-    ACTION_ITEM = "action_item", "Action item"
-    DRILL = "drill", "Drill"
+
+
+# Transitional spellings of kinds runbooks and postmortems own and register (see their
+# timeline_kinds modules), still written TimelineEventType.X in runbooks/actions/audit.py,
+# runbooks/views.py and postmortems/services/, which are being reworked in parallel. Not
+# incidents' kinds: not registered or validated here. Delete once those files import the
+# owning app's constants.
+for _name, _value in (
+    ("ACTION", "action"),
+    ("RUNBOOK_STEP", "runbook_step"),
+    ("POSTMORTEM", "postmortem"),
+    ("ACTION_ITEM", "action_item"),
+):
+    setattr(TimelineEventType, _name, _value)
 
 
 class TimelineEvent(AppendOnlyModel):
     """Append-only: the application inserts rows and never updates or deletes them."""
 
     incident = models.ForeignKey(Incident, on_delete=models.CASCADE, related_name="events")
-    kind = models.CharField(max_length=32, choices=TimelineEventType.choices, db_index=True)
+    # Registered kinds only (incidents.timeline_kinds), checked when an event is appended.
+    kind = models.CharField(max_length=32, db_index=True)
     occurred_at = models.DateTimeField(db_index=True)
     actor = models.ForeignKey(
         settings.AUTH_USER_MODEL,
@@ -188,6 +202,13 @@ class TimelineEvent(AppendOnlyModel):
 
     def __str__(self) -> str:
         return f"{self.occurred_at:%Y-%m-%d %H:%M:%S} {self.kind}"
+
+    def get_kind_display(self) -> str:
+        return timeline_kind_label(self.kind)
+
+    def clean(self) -> None:
+        if not timeline_kind_known(self.kind):
+            raise ValidationError({"kind": f"{self.kind!r} is not a registered timeline kind."})
 
 
 class ReceiptOutcome(models.TextChoices):

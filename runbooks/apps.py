@@ -13,6 +13,15 @@ class RunbooksConfig(AppConfig):
 
         worker_ready.connect(log_access_at_worker_start, weak=False)
         _count_waiting_runs_for_the_worker_banner()
+        _extend_the_incident_page()
+
+
+def _extend_the_incident_page() -> None:
+    # incidents imports no higher app: we tell it our timeline kinds.
+    from incidents.timeline_kinds import timeline_kinds_register
+    from runbooks import timeline_kinds
+
+    timeline_kinds_register(app="runbooks", kinds=timeline_kinds.LABELS)
 
 
 def _count_waiting_runs() -> int:

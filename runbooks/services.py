@@ -9,11 +9,12 @@ from django.db import transaction
 
 from console.errors import DomainError
 from console.permissions import require
-from incidents.models import Incident, TimelineEvent, TimelineEventType
+from incidents.models import Incident, TimelineEvent
 from incidents.selectors import incident_for_update, incident_get
 from incidents.services import incident_event_add, incident_runbook_set
 from runbooks.catalog import load_catalog
 from runbooks.permissions import RESPOND
+from runbooks.timeline_kinds import DIAGNOSIS_CONFIRMED, RUNBOOK_STEP
 from runbooks.triage import incident_alerts_firing_first, incident_runbook, incident_triage
 
 # Stepper steps as the service and URLs name them -> the words on the timeline.
@@ -67,7 +68,7 @@ def diagnosis_confirm(*, incident_id: int, actor) -> TimelineEvent:
     return incident_event_add(
         incident_id=incident_id,
         actor=actor,
-        kind=TimelineEventType.DIAGNOSIS_CONFIRMED,
+        kind=DIAGNOSIS_CONFIRMED,
         message=message,
         payload={"runbook": result.runbook_slug, "branch": result.branch_id, "checks": checks},
         perm=RESPOND,
@@ -90,7 +91,7 @@ def runbook_step_check(*, incident_id: int, actor, step: str) -> TimelineEvent:
         raise DomainError("No runbook matches this incident; pick a runbook first.")
     done = TimelineEvent.objects.filter(
         incident=incident,
-        kind=TimelineEventType.RUNBOOK_STEP,
+        kind=RUNBOOK_STEP,
         payload__runbook=runbook.slug,
         payload__step=step,
     ).exists()
@@ -101,7 +102,7 @@ def runbook_step_check(*, incident_id: int, actor, step: str) -> TimelineEvent:
     return incident_event_add(
         incident_id=incident_id,
         actor=actor,
-        kind=TimelineEventType.RUNBOOK_STEP,
+        kind=RUNBOOK_STEP,
         message=f"Runbook step done: {RUNBOOK_STEPS[step]}",
         payload={"runbook": runbook.slug, "step": step},
         perm=RESPOND,

@@ -16,6 +16,7 @@ from incidents.grouping import RUNBOOK_SLUG_RULE, is_runbook_slug
 from incidents.models import Incident, TimelineEvent, TimelineEventType
 from incidents.selectors import incident_for_update
 from incidents.services.lifecycle import REASON_MAX_CHARS, _clean_text
+from incidents.timeline_kinds import timeline_kind_known
 
 MESSAGE_MAX_CHARS = 2_000
 
@@ -97,8 +98,9 @@ def incident_event_record(
 ) -> TimelineEvent:
     """Append one event on behalf of a caller that has already checked permissions (a
     higher app's service, or a worker acting for a run someone was allowed to request).
-    Runs inside the caller's transaction so the event and the change commit together."""
-    if kind not in TimelineEventType.values:
+    Runs inside the caller's transaction so the event and the change commit together.
+    `kind` must be registered (incidents.timeline_kinds) by the app that writes it."""
+    if not timeline_kind_known(kind):
         raise DomainError(f"{kind!r} is not a timeline event kind.", code="invalid")
     message = _clean_text(message, limit=MESSAGE_MAX_CHARS, what="message", required=True)
     return TimelineEvent.objects.create(

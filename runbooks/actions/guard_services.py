@@ -21,12 +21,12 @@ from django.db import transaction
 from django.utils import timezone
 
 from console.errors import DomainError
-from incidents.models import TimelineEventType
 from incidents.services import incident_event_record
 from runbooks.actions import guard
 from runbooks.actions.guard_models import GuardOutcome, GuardVerdict, GuardWatch
 from runbooks.actions.kinds import kind_for
 from runbooks.actions.models import ActionRun, ActionRunStatus, ConfigRevision
+from runbooks.timeline_kinds import ACTION
 
 log = logging.getLogger(__name__)
 MESSAGE_MAX = 1_900
@@ -56,7 +56,7 @@ def _timeline(watch: GuardWatch, message: str, **payload) -> None:
     text = message if len(message) <= MESSAGE_MAX else message[: MESSAGE_MAX - 1] + "…"
     incident_event_record(
         incident_id=watch.incident_id,
-        kind=TimelineEventType.ACTION,
+        kind=ACTION,
         message=text,
         payload={"guard": watch.pk, "run": watch.run_id, "verdict": watch.verdict, **payload},
         source="worker",

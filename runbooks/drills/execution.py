@@ -21,6 +21,7 @@ from runbooks.drills.history import drill_run_record
 from runbooks.drills.models import DrillRun, DrillRunStatus
 from runbooks.drills.scoring import drill_scorecard
 from runbooks.drills.services import drill_target_check, real_sev1_open
+from runbooks.timeline_kinds import DRILL
 
 log = logging.getLogger(__name__)
 RECOVERED = (IncidentStatus.MITIGATED, IncidentStatus.RESOLVED)
@@ -83,6 +84,7 @@ def _link(run: DrillRun) -> None:
     run.save(update_fields=["incident"])
     incident_drill_mark(
         incident_id=incident.pk,
+        kind=DRILL,
         message=f"This incident is drill run #{run.pk} ({run.plan_snapshot['fault']} on "
         f"{run.namespace}/{run.lws}): left out of reports and MTTx by default.",
         payload={"drill_run": run.pk, "step": "linked",

@@ -6,9 +6,9 @@ from __future__ import annotations
 from django.urls import reverse
 from django.utils import timezone
 
-from incidents.models import TimelineEventType
 from incidents.services import incident_event_record
 from runbooks.drills.models import DrillRun, DrillRunEvent
+from runbooks.timeline_kinds import DRILL
 
 
 def drill_run_record(
@@ -22,7 +22,7 @@ def drill_run_record(
     )  # fmt: skip
     if incident_too and run.incident_id:
         incident_event_record(
-            incident_id=run.incident_id, kind=TimelineEventType.DRILL,
+            incident_id=run.incident_id, kind=DRILL,
             message=f"Drill run #{run.pk}: {message}", actor=actor,
             payload={"drill_run": run.pk, "step": kind,
                      "url": reverse("runbooks:drill-run", args=[run.pk]), **payload},

@@ -8,9 +8,10 @@ from datetime import datetime
 
 from django.urls import reverse
 
-from incidents.models import TimelineEvent, TimelineEventType
+from incidents.models import TimelineEvent
 from runbooks.actions.models import ActionRun, ActionRunStatus
 from runbooks.catalog import load_catalog
+from runbooks.timeline_kinds import DIAGNOSIS_CONFIRMED
 
 UNDONE = (ActionRunStatus.FAILED, ActionRunStatus.CANCELLED, ActionRunStatus.REJECTED)
 
@@ -93,9 +94,7 @@ def drill_scorecard(*, run, ended_reason: str) -> dict:
     runs: list[ActionRun] = []
     if incident is not None:
         diagnosis = (
-            TimelineEvent.objects.filter(
-                incident=incident, kind=TimelineEventType.DIAGNOSIS_CONFIRMED
-            )
+            TimelineEvent.objects.filter(incident=incident, kind=DIAGNOSIS_CONFIRMED)
             .order_by("-occurred_at", "-id")
             .first()
         )

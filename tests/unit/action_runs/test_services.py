@@ -8,9 +8,10 @@ from django.core.exceptions import PermissionDenied
 
 from console import roles
 from console.errors import DomainError
-from incidents.models import TimelineEvent, TimelineEventType
+from incidents.models import TimelineEvent
 from runbooks.actions import services
 from runbooks.actions.models import ActionRun, ActionRunEvent, ActionRunStatus
+from runbooks.timeline_kinds import ACTION
 from tests.factories import IncidentFactory
 
 pytestmark = pytest.mark.django_db
@@ -51,7 +52,7 @@ def test_a_request_on_a_sev3_incident_is_queued_at_once(people, django_capture_o
     incident.refresh_from_db()
     assert incident.status == "acknowledged"  # reaching for a fix acknowledges
     assert incident.acknowledged_at is not None
-    (event,) = TimelineEvent.objects.filter(incident=incident, kind=TimelineEventType.ACTION)
+    (event,) = TimelineEvent.objects.filter(incident=incident, kind=ACTION)
     assert TimelineEvent.objects.filter(incident=incident, kind="status_changed").exists()
     assert event.actor == people["responder"]
     assert "Requested" in event.message

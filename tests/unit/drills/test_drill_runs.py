@@ -8,13 +8,14 @@ from django.core.exceptions import PermissionDenied
 
 from console import roles
 from console.errors import DomainError
-from incidents.models import Incident, TimelineEventType
+from incidents.models import Incident
 from incidents.services import incident_acknowledge, incident_event_record
 from runbooks.actions.k8s import kube_api
 from runbooks.actions.models import ActionRun, ActionRunStatus
 from runbooks.drills import execution, services
 from runbooks.drills.models import DrillPlan, DrillRun, DrillRunStatus
 from runbooks.drills.selectors import drill_last_passed
+from runbooks.timeline_kinds import DIAGNOSIS_CONFIRMED, DRILL
 from tests.payloads import alert, notification
 from tests.unit.actions.conftest import api, sim  # noqa: F401
 
@@ -96,11 +97,11 @@ def test_a_drill_that_recovers_in_time_passes_with_evidence(drills, commander, p
     incident.refresh_from_db()
     assert run.incident_id == incident.pk
     assert incident.is_drill
-    assert incident.events.filter(kind=TimelineEventType.DRILL).exists()
+    assert incident.events.filter(kind=DRILL).exists()
 
     incident_acknowledge(incident_id=incident.pk, actor=commander)
     incident_event_record(
-        incident_id=incident.pk, kind=TimelineEventType.DIAGNOSIS_CONFIRMED, actor=commander,
+        incident_id=incident.pk, kind=DIAGNOSIS_CONFIRMED, actor=commander,
         message="Diagnosis confirmed", payload={"runbook": "ttft-spike", "branch": "capacity"},
     )  # fmt: skip
     fix = ActionRun.objects.create(
@@ -121,7 +122,7 @@ def test_a_drill_that_recovers_in_time_passes_with_evidence(drills, commander, p
     assert card["detected"]["values"]["seconds"] is not None
     assert run.scorecard["measurements"]["mttr_seconds"] is not None
     assert drill_last_passed(namespace="llm-serving", lws="vllm-chat", runbook="ttft-spike") == run
-    kinds = [e.payload.get("step") for e in incident.events.filter(kind=TimelineEventType.DRILL)]
+    kinds = [e.payload.get("step") for e in incident.events.filter(kind=DRILL)]
     assert kinds == ["linked", "cleared", "scored"]
 
 
@@ -178,8 +179,6 @@ def test_the_stop_button_clears_the_fault_and_says_so_on_the_incident(
     assert run.passed is False
     assert run.stop_reason == "stopped by cara: enough for today"
     assert active(drills) == []
-    messages = list(
-        incident.events.filter(kind=TimelineEventType.DRILL).values_list("message", flat=True)
-    )
+    messages = list(incident.events.filter(kind=DRILL).values_list("message", flat=True))
     assert any("stopped by cara" in m for m in messages)
     assert any("Cleared ttft-spike" in m for m in messages)

@@ -13,6 +13,7 @@ from console import roles
 from console.errors import DomainError
 from incidents.models import TimelineEvent, TimelineEventType
 from runbooks import services
+from runbooks.timeline_kinds import DIAGNOSIS_CONFIRMED, RUNBOOK_STEP
 from tests.payloads import alert
 from tests.unit.runbooks.test_pages import HTMX, ingest, prom  # noqa: F401  (fixture)
 
@@ -60,7 +61,7 @@ def test_change_runbook_refuses_unknown_unchanged_and_viewers(post_webhook, resp
 def test_confirm_diagnosis_records_branch_and_check_values(post_webhook, responder, prom):  # noqa: F811
     incident = ingest(post_webhook, [alert()])
     event = services.diagnosis_confirm(incident_id=incident.pk, actor=responder)
-    assert event.kind == K.DIAGNOSIS_CONFIRMED
+    assert event.kind == DIAGNOSIS_CONFIRMED
     assert event.message.startswith("Diagnosis confirmed: capacity — ")
     assert event.payload["runbook"] == "ttft-spike"
     assert event.payload["branch"] == "capacity"
@@ -75,7 +76,7 @@ def test_confirm_diagnosis_without_runbook_is_refused(post_webhook, responder, p
     )
     with pytest.raises(DomainError, match="No runbook"):
         services.diagnosis_confirm(incident_id=incident.pk, actor=responder)
-    assert not events(incident, K.DIAGNOSIS_CONFIRMED)
+    assert not events(incident, DIAGNOSIS_CONFIRMED)
 
 
 def test_step_check_off_once_and_only_known_steps(post_webhook, responder, viewer_user):
@@ -92,7 +93,7 @@ def test_step_check_off_once_and_only_known_steps(post_webhook, responder, viewe
     # Another runbook starts its own checklist.
     services.runbook_change(incident_id=incident.pk, actor=responder, slug="nccl-hang")
     services.runbook_step_check(incident_id=incident.pk, actor=responder, step="triage")
-    assert len(events(incident, K.RUNBOOK_STEP)) == 2
+    assert len(events(incident, RUNBOOK_STEP)) == 2
 
 
 # --- views ------------------------------------------------------------------------------
@@ -103,12 +104,12 @@ def test_responder_posts_each_action_plain_and_htmx(client, post_webhook, respon
     response = client.post(f"{base}/steps/symptom/")
     assert response.status_code == 302
     assert response["Location"] == f"/incidents/{incident.pk}/"
-    assert events(incident, K.RUNBOOK_STEP)
+    assert events(incident, RUNBOOK_STEP)
 
     response = client.post(f"{base}/diagnosis/", **HTMX)
     assert response.status_code == 200
     assert "incident-changed" in json.loads(response["HX-Trigger"])
-    assert events(incident, K.DIAGNOSIS_CONFIRMED)
+    assert events(incident, DIAGNOSIS_CONFIRMED)
     body = response.content.decode()
     assert 'data-testid="step-done"' in body  # symptom carries its ✓ now
     assert body.count('data-testid="step-check"') == 4
@@ -142,7 +143,7 @@ def test_viewer_is_forbidden_and_sees_no_buttons(client, post_webhook, viewer_us
     assert client.post(f"{base}/diagnosis/").status_code == 403
     assert client.post(f"{base}/steps/fix/").status_code == 403
     assert not TimelineEvent.objects.filter(
-        kind__in=[K.RUNBOOK_CHANGED, K.DIAGNOSIS_CONFIRMED, K.RUNBOOK_STEP]
+        kind__in=[K.RUNBOOK_CHANGED, DIAGNOSIS_CONFIRMED, RUNBOOK_STEP]
     ).exists()
     body = client.get(f"{base}/triage/", **HTMX).content.decode()
     assert "step-check" not in body
@@ -156,7 +157,7 @@ def test_csrf_is_enforced(post_webhook, responder):
     csrf_client.force_login(responder)
     response = csrf_client.post(f"/runbooks/incidents/{incident.pk}/steps/fix/")
     assert response.status_code == 403
-    assert not events(incident, K.RUNBOOK_STEP)
+    assert not events(incident, RUNBOOK_STEP)
 
 
 def test_get_is_not_allowed(client, post_webhook, responder):
