@@ -17,11 +17,18 @@ class RunbooksConfig(AppConfig):
 
 
 def _extend_the_incident_page() -> None:
-    # incidents imports no higher app: we tell it our timeline kinds.
+    # incidents imports no higher app: we tell it our timeline kinds and incident panels.
+    from incidents.panels import incident_panel_register
     from incidents.timeline_kinds import timeline_kinds_register
     from runbooks import timeline_kinds
 
     timeline_kinds_register(app="runbooks", kinds=timeline_kinds.LABELS)
+    for key, order, template in (
+        ("runbook", 10, "runbooks/_incident_triage_section.html"),
+        ("actions", 20, "runbooks/actions/_incident_section.html"),
+        ("signals", 30, "runbooks/_incident_signals_section.html"),
+    ):
+        incident_panel_register(key=key, order=order, template=template)
 
 
 def _count_waiting_runs() -> int:
