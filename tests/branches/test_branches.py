@@ -18,6 +18,7 @@ from tests.drill_stack import (
     api,
     firing_alerts,
     incidents,
+    newest_incident_id,
     settle_runs,
     simulator,
     wait_branch,
@@ -77,8 +78,7 @@ def open_incident(stack, slug: str, alert: str) -> dict | None:
     if alert not in {a["labels"]["alertname"] for a in firing_alerts(stack)
                      if a["state"] == "firing"}:  # fmt: skip
         return None
-    found = [i for i in incidents(stack, f"?runbook={slug}")
-             if i["status"] in ("triggered", "acknowledged")]  # fmt: skip
+    found = open_ones(stack, slug)
     return max(found, key=lambda i: i["id"]) if found else None
 
 
@@ -91,8 +91,24 @@ def reject_waiting(stack) -> None:
                 json={"note": "branch suite: keep the injected failure"})  # fmt: skip
 
 
+def open_ones(stack, slug: str) -> list[dict]:
+    """The runbook's open incidents, leaving out the demo data's (older than the suite)."""
+    found = incidents(stack, f"?runbook={slug}")
+    return [i for i in found if i["status"] in ("triggered", "acknowledged")
+            and i["id"] > stack["first_id"]]  # fmt: skip
+
+
+def quiet(stack, slug: str, alert: str) -> bool:
+    """The runbook's alert neither fires nor is pending and none of its incidents is open:
+    whatever opens next was opened by this flow, not left over from the one before."""
+    if alert in {a["labels"]["alertname"] for a in firing_alerts(stack)}:
+        return False
+    return not open_ones(stack, slug)
+
+
 @pytest.fixture
 def fresh(branch_stack):
+    branch_stack.setdefault("first_id", newest_incident_id(branch_stack))
     simulator(branch_stack["sim_url"], "reset")
     settle_runs(branch_stack)
     return branch_stack
@@ -103,6 +119,8 @@ def fresh(branch_stack):
 def test_branch(fresh, slug, variant, branch, after_clear):
     stack = fresh
     alert = load_catalog().get(slug).alerts[0]
+    wait_for(lambda: quiet(stack, slug, alert), timeout=120, every=1,
+             what=f"{alert} quiet and no {slug} incident open after the reset")  # fmt: skip
     t0 = time.monotonic()
     simulator(stack["sim_url"], "inject", slug, *(["--variant", variant] if variant else []))
     incident = wait_for(lambda: reject_waiting(stack) or open_incident(stack, slug, alert),
