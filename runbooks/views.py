@@ -23,7 +23,7 @@ from django_htmx.http import trigger_client_event
 
 from console.errors import DomainError
 from console.web import CHANGED_EVENT, FLASH_CLEARED, console_view, refused
-from incidents.models import Incident, TimelineEvent, TimelineEventType
+from incidents.models import Incident, TimelineEvent
 from incidents.permissions import VIEW
 from incidents.selectors import incident_get
 from runbooks import services
@@ -33,6 +33,7 @@ from runbooks.drills.selectors import runbook_drill_summary
 from runbooks.permissions import RESPOND
 from runbooks.placeholders import fill_command, fill_params, missing
 from runbooks.schema import Condition, Runbook
+from runbooks.timeline_kinds import RUNBOOK_STEP
 from runbooks.triage import incident_alerts_firing_first, incident_labels, incident_triage
 
 
@@ -170,9 +171,9 @@ def runbook_detail(request, slug: str):
 # --- incident partials ----------------------------------------------------------------
 def _steps_done(incident: Incident, runbook_slug: str) -> set[str]:
     """The steps checked off for this runbook, from the timeline: one query."""
-    payloads = TimelineEvent.objects.filter(
-        incident=incident, kind=TimelineEventType.RUNBOOK_STEP
-    ).values_list("payload", flat=True)
+    payloads = TimelineEvent.objects.filter(incident=incident, kind=RUNBOOK_STEP).values_list(
+        "payload", flat=True
+    )
     return {p.get("step") for p in payloads if p.get("runbook") == runbook_slug}
 
 
