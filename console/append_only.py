@@ -1,17 +1,185 @@
 """Rows the application inserts and never updates or deletes (timelines, audit logs, edit
-histories, kept revisions). Imports no app, so every app can use it."""
+histories, kept revisions). Imports no app, so every app can use it.
 
-from django.db import models
+Two guards, so that neither the ORM nor a hand-typed SQL statement can rewrite history:
+
+- `AppendOnlyModel`: `save()` of a stored row, `delete()`, and the queryset's `update()`
+  and `delete()` (so `bulk_update` too) raise `AppendOnlyError` before any SQL is sent.
+- `AppendOnlyTriggers`, a migration operation: BEFORE UPDATE / DELETE row triggers
+  (PostgreSQL and SQLite) that refuse the statement with an IntegrityError. They also
+  catch what the ORM guard cannot see: raw SQL, and the DELETEs of an `on_delete=CASCADE`
+  (the deletion collector bypasses `QuerySet.delete`).
+
+TRUNCATE fires no row trigger, so pytest-django's PostgreSQL flush between transactional
+tests still empties the tables. On SQLite, Django's table rebuild (an AlterField it
+cannot do in place) drops a table's triggers: a migration that rebuilds one of these
+tables must add `AppendOnlyTriggers` again (tests/unit/test_append_only.py checks).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from django.db import models, router
+from django.db.migrations.operations.base import Operation
+
+
+class AppendOnlyError(RuntimeError):
+    """A change to a row of an append-only table was attempted through the ORM."""
+
+
+def _refuse(model: type[models.Model], what: str):
+    raise AppendOnlyError(f"{model.__name__} rows are append-only: {what} refused.")
+
+
+class AppendOnlyQuerySet(models.QuerySet):
+    def update(self, **kwargs):
+        _refuse(self.model, "queryset update()")
+
+    update.alters_data = True
+
+    def delete(self):
+        _refuse(self.model, "queryset delete()")
+
+    delete.alters_data = True
+    delete.queryset_only = True
+
+
+class AppendOnlyManager(models.Manager.from_queryset(AppendOnlyQuerySet)):
+    pass
 
 
 class AppendOnlyModel(models.Model):
+    objects = AppendOnlyManager()
+
     class Meta:
         abstract = True
 
     def save(self, *args, **kwargs):
         if self.pk is not None and not kwargs.get("force_insert"):
-            raise RuntimeError(f"{type(self).__name__} rows are append-only.")
+            _refuse(type(self), "save() of a stored row")
         return super().save(*args, **kwargs)
 
     def delete(self, *args, **kwargs):
-        raise RuntimeError(f"{type(self).__name__} rows are append-only.")
+        _refuse(type(self), "delete()")
+
+
+# --- database triggers -------------------------------------------------------------------
+# The SQL is generated when a migration runs: change it only together with a migration
+# that re-creates the triggers of existing databases.
+
+
+def _name(table: str) -> str:
+    return f"{table}_append_only"
+
+
+def _message(table: str) -> str:
+    return f"{table} rows are append-only"
+
+
+def _changed(vendor: str, columns: Iterable[str]) -> str:
+    """SQL true when an UPDATE changes any of `columns` (NULL-safe)."""
+    op = "IS DISTINCT FROM" if vendor == "postgresql" else "IS NOT"
+    return " OR ".join(f'OLD."{c}" {op} NEW."{c}"' for c in columns)
+
+
+def trigger_sql(
+    vendor: str, table: str, *, delete: bool = True, columns: Iterable[str] = ()
+) -> list[str]:
+    """Statements creating the triggers of `table`: every UPDATE refused, or with
+    `columns` only an UPDATE that changes one of them; and every DELETE if `delete`."""
+    name, columns = _name(table), tuple(columns)
+    when = _changed(vendor, columns) if columns else ""
+    if vendor == "postgresql":
+        # The message is concatenated rather than a RAISE format string: a '%' in SQL sent
+        # through a DB-API cursor is a placeholder trap.
+        statements = [
+            f'CREATE OR REPLACE FUNCTION "{name}"() RETURNS trigger LANGUAGE plpgsql AS $$ '
+            f"BEGIN RAISE EXCEPTION USING MESSAGE = '{_message(table)}: ' || TG_OP || "
+            "' refused', ERRCODE = 'restrict_violation'; END $$",
+            f'CREATE TRIGGER "{name}_update" BEFORE UPDATE ON "{table}" FOR EACH ROW '
+            + (f"WHEN ({when}) " if when else "")
+            + f'EXECUTE FUNCTION "{name}"()',
+        ]
+        if delete:
+            statements.append(
+                f'CREATE TRIGGER "{name}_delete" BEFORE DELETE ON "{table}" FOR EACH ROW '
+                f'EXECUTE FUNCTION "{name}"()'
+            )
+        return statements
+    if vendor == "sqlite":
+        # RAISE(ABORT) surfaces as sqlite3.IntegrityError, like restrict_violation above.
+        statements = [
+            f'CREATE TRIGGER "{name}_update" BEFORE UPDATE ON "{table}" FOR EACH ROW '
+            + (f"WHEN {when} " if when else "")
+            + f"BEGIN SELECT RAISE(ABORT, '{_message(table)}: UPDATE refused'); END"
+        ]
+        if delete:
+            statements.append(
+                f'CREATE TRIGGER "{name}_delete" BEFORE DELETE ON "{table}" FOR EACH ROW '
+                f"BEGIN SELECT RAISE(ABORT, '{_message(table)}: DELETE refused'); END"
+            )
+        return statements
+    return []
+
+
+def trigger_drop_sql(vendor: str, table: str) -> list[str]:
+    name = _name(table)
+    if vendor == "postgresql":
+        return [
+            f'DROP TRIGGER IF EXISTS "{name}_update" ON "{table}"',
+            f'DROP TRIGGER IF EXISTS "{name}_delete" ON "{table}"',
+            f'DROP FUNCTION IF EXISTS "{name}"()',
+        ]
+    if vendor == "sqlite":
+        return [
+            f'DROP TRIGGER IF EXISTS "{name}_update"',
+            f'DROP TRIGGER IF EXISTS "{name}_delete"',
+        ]
+    return []
+
+
+class AppendOnlyTriggers(Operation):
+    """Migration operation: install (reverse: drop) the triggers of one table, with the
+    SQL of the database's vendor. Other vendors get none (the console runs on PostgreSQL
+    and SQLite; the ORM guard still holds elsewhere). `sqlmigrate` shows the SQL."""
+
+    reversible = True
+    reduces_to_sql = True
+
+    def __init__(self, table: str, *, delete: bool = True, columns: Iterable[str] = ()):
+        self.table, self.delete, self.columns = table, delete, tuple(columns)
+
+    def deconstruct(self):
+        kwargs = {}
+        if not self.delete:
+            kwargs["delete"] = False
+        if self.columns:
+            kwargs["columns"] = self.columns
+        return self.__class__.__qualname__, [self.table], kwargs
+
+    def state_forwards(self, app_label, state) -> None:
+        pass  # no model state: triggers are invisible to the ORM
+
+    def _run(self, app_label, schema_editor, statements) -> None:
+        if router.allow_migrate(schema_editor.connection.alias, app_label):
+            for sql in statements:
+                schema_editor.execute(sql, params=None)
+
+    def database_forwards(self, app_label, schema_editor, from_state, to_state) -> None:
+        vendor = schema_editor.connection.vendor
+        sql = trigger_sql(vendor, self.table, delete=self.delete, columns=self.columns)
+        self._run(app_label, schema_editor, sql)
+
+    def database_backwards(self, app_label, schema_editor, from_state, to_state) -> None:
+        self._run(
+            app_label, schema_editor, trigger_drop_sql(schema_editor.connection.vendor, self.table)
+        )
+
+    def describe(self) -> str:
+        what = "UPDATE" if not self.columns else f"UPDATE of {', '.join(self.columns)}"
+        return f"Refuse {what}{' and DELETE' if self.delete else ''} on {self.table}"
+
+    @property
+    def migration_name_fragment(self) -> str:
+        return f"{self.table}_append_only"

@@ -31,6 +31,9 @@ OPEN_STATUSES = (
 
 
 class Incident(models.Model):
+    """Opened by alerts and never deleted: the append-only timeline would go with it, and
+    the database refuses that cascade (see TimelineEvent)."""
+
     title = models.CharField(max_length=300)
     severity = models.CharField(max_length=4, choices=Severity.choices, db_index=True)
     status = models.CharField(
@@ -178,7 +181,10 @@ for _name, _value in (
 
 
 class TimelineEvent(AppendOnlyModel):
-    """Append-only: the application inserts rows and never updates or deletes them."""
+    """Append-only: the application inserts rows and never updates or deletes them, and
+    database triggers refuse UPDATE and DELETE (console.append_only). So an incident
+    with a timeline cannot be deleted either (the cascade is refused): incidents are
+    never deleted, and a user who acted on one is deactivated rather than deleted."""
 
     incident = models.ForeignKey(Incident, on_delete=models.CASCADE, related_name="events")
     # Registered kinds only (incidents.timeline_kinds), checked when an event is appended.
@@ -188,7 +194,7 @@ class TimelineEvent(AppendOnlyModel):
         settings.AUTH_USER_MODEL,
         null=True,
         blank=True,
-        on_delete=models.SET_NULL,
+        on_delete=models.PROTECT,  # SET_NULL would be an UPDATE, which the trigger refuses
         related_name="+",
     )
     # "alertmanager" / "system" when there is no human actor.
@@ -219,7 +225,10 @@ class ReceiptOutcome(models.TextChoices):
 
 
 class WebhookReceipt(models.Model):
-    """Every webhook body we were handed, with what became of it."""
+    """Every webhook body we were handed, with what became of it. A receipt is never
+    rewritten (a replay is a new receipt): a database trigger refuses an UPDATE of any
+    column but `replay_of`, which becomes NULL when the receipt it replayed is pruned.
+    Receipts past retention are deleted (webhook_receipts_prune)."""
 
     received_at = models.DateTimeField(db_index=True)
     source = models.CharField(max_length=100, blank=True)

@@ -534,8 +534,11 @@ def test_replay_is_queued(client, make_user, django_capture_on_commit_callbacks)
         response = client.post(url, follow=True)
     assert len(callbacks) == 1
     assert "Replay queued" in response.content.decode()
-    receipt.outcome = ReceiptOutcome.ACCEPTED
-    receipt.save()
+    # A receipt's outcome is never rewritten (a database trigger refuses): an accepted one.
+    accepted = WebhookReceipt.objects.create(
+        received_at=timezone.now(), body="{}", outcome=ReceiptOutcome.ACCEPTED, http_status=200
+    )
+    url = reverse("incidents:receipt-replay", args=[accepted.pk])
     refused = client.post(url, follow=True).content.decode()
     assert "only rejected or failed bodies can be replayed" in refused
 

@@ -5,6 +5,7 @@ be undone pages the commander, and a Prometheus that does not answer undoes noth
 No Kubernetes here: the undo's preview says "not configured" and the run is recorded."""
 
 from datetime import timedelta
+from unittest import mock
 
 import pytest
 from django.core.cache import cache
@@ -284,14 +285,13 @@ def test_the_card_and_api_show_the_window_and_verdict_with_fixed_queries(people,
 def _revision(data: dict, *, seconds_ago: int, run=None):
     from runbooks.actions.revisions import config_revision_store
 
-    row = config_revision_store(
-        namespace="llm-serving", name="vllm-router-config", data=data, resource_version="1",
-        reason="periodic capture", run=run,
-    )  # fmt: skip
     at = timezone.now() - timedelta(seconds=seconds_ago)
-    type(row).objects.filter(pk=row.pk).update(captured_at=at)
-    row.refresh_from_db()
-    return row
+    # Revisions are append-only (no back-dating them afterwards): stored as captured then.
+    with mock.patch("runbooks.actions.revisions.timezone.now", return_value=at):
+        return config_revision_store(
+            namespace="llm-serving", name="vllm-router-config", data=data, resource_version="1",
+            reason="periodic capture", run=run,
+        )  # fmt: skip
 
 
 def test_a_change_the_console_did_not_make_is_guarded_and_rolled_back(people, prom):
