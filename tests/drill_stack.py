@@ -121,9 +121,10 @@ def wait_branch(stack, iid: int, want: str, *, timeout: float, actions: bool = F
     """Poll the incident's triage until it picks `want` (with a recommended action, if
     `actions`); the failure message lists the branches seen on the way."""
     seen: list[str] = []
+    last: dict = {}
 
     def reached():
-        answer = triage(stack, iid)
+        answer = last["answer"] = triage(stack, iid)
         branch = answer["decision"]["branch"]
         if not seen or seen[-1] != branch:
             seen.append(branch)
@@ -133,4 +134,5 @@ def wait_branch(stack, iid: int, want: str, *, timeout: float, actions: bool = F
     try:
         return wait_for(reached, timeout=timeout, every=1, what=f"triage of #{iid} -> {want}")
     except AssertionError as exc:
-        raise AssertionError(f"{exc}; branches seen: {seen}") from None
+        checks = {c["id"]: (c["state"], c["value"]) for c in last["answer"].get("checks", [])}
+        raise AssertionError(f"{exc}; branches seen: {seen}; last checks: {checks}") from None

@@ -1,6 +1,6 @@
 """Every branch of every runbook's decision tree can be reached: some combination of its
 checks' states selects it, so no branch is shadowed by the ones above it. (Which
-injection reaches each branch live is the drill suite's part: tests/drill.)"""
+injection reaches each branch live: tests/branches and tests/drill.)"""
 
 import itertools
 
