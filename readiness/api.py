@@ -87,8 +87,8 @@ class DeploymentVerifyApi(ReadinessApi):
         responses={202: VerificationSerializer, 200: VerificationSerializer, **ITEM_WRITE_ERRORS},
     )
     def post(self, request, pk: int):
-        verification = services.verification_request(deployment_id=pk, actor=request.user)
-        code = status.HTTP_202_ACCEPTED if verification.just_created else status.HTTP_200_OK
+        verification, created = services.verification_request(deployment_id=pk, actor=request.user)
+        code = status.HTTP_202_ACCEPTED if created else status.HTTP_200_OK
         return Response(VerificationSerializer(verification).data, status=code)
 
 

@@ -79,9 +79,9 @@ def _enqueue_on_commit(verification_id: int) -> None:
 @transaction.atomic
 def verification_request(
     *, deployment_id: int, actor=None, trigger: str = "button", enqueue: bool = True
-) -> Verification:
-    """A queued verification of the deployment (the one already queued or running, if
-    any). `actor` None is the beat schedule. `.just_created` says which."""
+) -> tuple[Verification, bool]:
+    """(verification, created): a new queued verification of the deployment, or the one
+    already queued or running (created False). `actor` None is the beat schedule."""
     if actor is not None and not actor.has_perm(VERIFY):
         raise PermissionDenied("Your role does not allow running the checklist verification.")
     deployment = _locked(deployment_id)
@@ -100,8 +100,7 @@ def verification_request(
         active.save(update_fields=["status", "finished_at", "error"])
         active = None
     if active:
-        active.just_created = False
-        return active
+        return active, False
     try:
         with transaction.atomic():
             verification = Verification.objects.create(
@@ -109,12 +108,10 @@ def verification_request(
             )
     except IntegrityError:  # another request won the race; answer its verification
         active = deployment.verifications.get(status__in=ACTIVE_VERIFICATION)
-        active.just_created = False
-        return active
-    verification.just_created = True
+        return active, False
     if enqueue:
         _enqueue_on_commit(verification.pk)
-    return verification
+    return verification, True
 
 
 @transaction.atomic
@@ -199,10 +196,10 @@ def checklists_refresh(*, api_factory=None) -> int:
             else Deployment.objects.filter(namespace=namespace, present=True)
         )
         for deployment in list(deployments):
-            verification = verification_request(
+            verification, created = verification_request(
                 deployment_id=deployment.pk, trigger="schedule", enqueue=False
             )
-            if verification.just_created:
+            if created:
                 verification_run(verification_id=verification.pk, api_factory=api_factory)
                 done += 1
     return done

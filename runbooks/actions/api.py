@@ -98,14 +98,13 @@ class IncidentActionsApi(IncidentActionApi):
     )
     def post(self, request, pk: int):
         data = parse_body(ActionRequestSerializer, request)
-        run = services.action_run_request(
+        run, created = services.action_run_request(
             incident_id=pk,
             actor=request.user,
             kind=data["kind"],
             params=data["params"],
             idempotency_key=data["idempotency_key"],
         )
-        created = getattr(run, "just_created", False)
         return _run_response(run.pk, status.HTTP_201_CREATED if created else status.HTTP_200_OK)
 
 

@@ -329,7 +329,7 @@ def _request_undo(watch: GuardWatch) -> ActionRun | None:
     )
     if previous is None:
         return None
-    return action_run_request(
+    run, _created = action_run_request(
         incident_id=watch.incident_id,
         actor=guard_user(),
         kind="rollback_router_config",
@@ -341,6 +341,7 @@ def _request_undo(watch: GuardWatch) -> ActionRun | None:
         idempotency_key=key,
         runbook=watch.runbook,
     )
+    return run
 
 
 def _page(watch: GuardWatch, why: str) -> GuardWatch:

@@ -73,10 +73,11 @@ def action_run_request(
     idempotency_key: str,
     runbook: str = "",
     undo_of: ActionRun | None = None,
-) -> ActionRun:
-    """Ask for a run. Returns the existing run when the same person sends the same key
-    again. Queued at once (and enqueued when the transaction commits) unless the policy
-    wants a second person's approval."""
+) -> tuple[ActionRun, bool]:
+    """Ask for a run. Returns (run, created): created is False when the same person sends
+    the same key again and gets the run that key made (the API answers 200, not 201).
+    Queued at once (and enqueued when the transaction commits) unless the policy wants a
+    second person's approval."""
     require(actor, REQUEST_ACTION, "request actions")
     key = _check_key(idempotency_key)
     if ActionRun.objects.filter(requested_by=actor, idempotency_key=key).exists():
@@ -86,7 +87,7 @@ def action_run_request(
         except ActionError as exc:
             raise domain_error(exc) from exc
         if existing is not None:
-            return existing
+            return existing, False
     incident = incident_for(incident_id)
     preview = action_run_preview(
         incident_id=incident_id, actor=actor, kind=kind, params=params, incident=incident
@@ -101,7 +102,7 @@ def action_run_request(
         # that committed while this one was previewing): answer it, not "busy".
         existing = _replay(actor, key, preview.kind, preview.params)
         if existing is not None:
-            return existing
+            return existing, False
         raise DomainError(busy_message(preview.busy_with), code="busy")
     now = timezone.now()
     try:
@@ -136,17 +137,16 @@ def action_run_request(
                 # Reaching for a fix is engaging with the incident: it counts as the
                 # acknowledgement (so MTTA measures the first human response).
                 incident_acknowledge(incident_id=incident.pk, actor=actor)
-            run.just_created = True  # the API answers 201 rather than 200 (a repeat)
     except IntegrityError:
         # Lost a race: the same key from a parallel click, or another run took the target.
         existing = _replay(actor, key, preview.kind, preview.params)
         if existing is not None:
-            return existing
+            return existing, False
         busy = busy_run(preview.target)
         if busy is not None:
             raise DomainError(busy_message(busy), code="busy") from None
         raise
-    return run
+    return run, True
 
 
 def _enqueue_on_commit(run: ActionRun) -> None:
@@ -267,7 +267,7 @@ def action_run_undo(*, run_id: int, actor, idempotency_key: str) -> ActionRun:
         params = kind_for(run.kind).undo_params(run.params, Snapshot.from_dict(run.before))
     except ActionError as exc:
         raise DomainError(exc.message, code="invalid_state") from exc
-    return action_run_request(
+    undo, _created = action_run_request(
         incident_id=run.incident_id,
         actor=actor,
         kind=run.kind,
@@ -276,3 +276,4 @@ def action_run_undo(*, run_id: int, actor, idempotency_key: str) -> ActionRun:
         runbook=run.runbook,
         undo_of=run,
     )
+    return undo

@@ -169,7 +169,7 @@ def action_request(request, pk: int):
     kind = request.POST.get("kind", "")
     params = coerce_params(request.POST)
     try:
-        run = services.action_run_request(
+        run, _created = services.action_run_request(
             incident_id=incident.pk,
             actor=request.user,
             kind=kind,

@@ -42,7 +42,7 @@ def queue_runs(user, n: int):
             kind="scale_lws",
             params={"namespace": "llm-serving", "lws": f"vllm-chat-{i}", "replicas_delta": 1},
             idempotency_key=f"liveness-key-{i:02d}",
-        )
+        )[0]
         for i in range(n)
     ]
 

@@ -116,7 +116,7 @@ def test_a_change_that_regresses_the_fleet_is_undone_by_its_guard(
     # The change: a router config push to round-robin, through the console.
     cm = cluster.core.read_namespaced_config_map("vllm-router-config", NS)
     pushed = {**json.loads(cm.data[ROUTER_KEY]), "routing_logic": "roundrobin"}
-    run = services.action_run_request(
+    run, _created = services.action_run_request(
         incident_id=incident.pk,
         actor=rita,
         kind="rollback_router_config",

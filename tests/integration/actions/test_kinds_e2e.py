@@ -24,7 +24,7 @@ def people(make_user):
 
 def run_it(people, incident, kind, params, *, expect="succeeded"):
     rita, cara = people
-    run = services.action_run_request(
+    run, _created = services.action_run_request(
         incident_id=incident.pk, actor=rita, kind=kind, params=params, idempotency_key=key()
     )
     if run.requires_approval:

@@ -60,7 +60,7 @@ def test_a_double_click_and_concurrent_requests_make_one_run(cluster, rita, make
                 kind="scale_lws",
                 params=SCALE,
                 idempotency_key=same,
-            ).pk
+            )[0].pk
         ),
     )
     assert len(set(results)) == 1, results
@@ -96,7 +96,7 @@ def test_a_conflict_from_a_concurrent_writer_is_re_read_and_retried(cluster, wor
         times=1,
     )
     incident = IncidentFactory(severity="SEV3")
-    run = services.action_run_request(
+    run, _created = services.action_run_request(
         incident_id=incident.pk, actor=rita, kind="scale_lws", params=SCALE, idempotency_key=key()
     )
     run = wait_run(run.pk, "succeeded", "failed")
@@ -113,7 +113,7 @@ def test_an_unreachable_api_fails_the_run_with_the_reason(cluster, start_worker,
     )
     start_worker({"KUBECONFIG": str(dead), **FAST})
     incident = IncidentFactory(severity="SEV3")
-    run = services.action_run_request(
+    run, _created = services.action_run_request(
         incident_id=incident.pk, actor=rita, kind="scale_lws", params=SCALE, idempotency_key=key()
     )
     run = wait_run(run.pk, "failed", "succeeded")
@@ -130,7 +130,7 @@ def test_server_errors_are_retried_then_succeed(cluster, worker, rita):
         method="PATCH", path="leaderworkersets/vllm-chat", action="error", status=503, times=2
     )
     incident = IncidentFactory(severity="SEV3")
-    run = services.action_run_request(
+    run, _created = services.action_run_request(
         incident_id=incident.pk, actor=rita, kind="scale_lws", params=SCALE, idempotency_key=key()
     )
     run = wait_run(run.pk, "succeeded", "failed")
@@ -150,7 +150,7 @@ def test_a_worker_killed_mid_write_does_not_apply_twice(cluster, start_worker, r
         method="PATCH", path="leaderworkersets/vllm-chat", action="delay", seconds=15, times=1
     )
     incident = IncidentFactory(severity="SEV3")
-    run = services.action_run_request(
+    run, _created = services.action_run_request(
         incident_id=incident.pk, actor=rita, kind="scale_lws", params=SCALE, idempotency_key=key()
     )
     eventually(

@@ -46,13 +46,14 @@ def incident_about(severity="SEV1", status="triggered", **labels):
 
 
 def request(incident, actor, kind="scale_lws", params=None, key="key-00000001"):
-    return services.action_run_request(
+    run, _created = services.action_run_request(
         incident_id=incident.pk,
         actor=actor,
         kind=kind,
         params=dict(SCALE if params is None else params),
         idempotency_key=key,
     )
+    return run
 
 
 def test_a_sev4_incident_cannot_scale_the_lws_a_sev1_incident_is_about(people):

@@ -81,7 +81,7 @@ def test_confirm_dialog_fills_parameters_from_the_alert_labels(make_user, post_w
 def test_buttons_follow_roles_and_the_card_polls_only_while_running(make_user):
     incident = IncidentFactory(severity="SEV1")
     rita = login(make_user, "rita", roles.RESPONDER)
-    run = services.action_run_request(
+    run, _created = services.action_run_request(
         incident_id=incident.pk,
         actor=rita.user,
         kind="scale_lws",
@@ -117,7 +117,7 @@ def test_audit_list_filters_empty_states_and_run_page(make_user):
     html = rita.get("/runbooks/actions/").content.decode()
     assert "No action has been run yet" in html
     incident = IncidentFactory(severity="SEV3", title="<script>alert(1)</script>")
-    run = services.action_run_request(
+    run, _created = services.action_run_request(
         incident_id=incident.pk,
         actor=rita.user,
         kind="scale_lws",

@@ -31,13 +31,14 @@ def people(make_user):
 
 
 def request(incident, actor, key="key-00000001", kind="scale_lws", params=None):
-    return services.action_run_request(
+    run, _created = services.action_run_request(
         incident_id=incident.pk,
         actor=actor,
         kind=kind,
         params=dict(SCALE if params is None else params),
         idempotency_key=key,
     )
+    return run
 
 
 def test_a_request_on_a_sev3_incident_is_queued_at_once(people, django_capture_on_commit_callbacks):
@@ -61,9 +62,16 @@ def test_a_request_on_a_sev3_incident_is_queued_at_once(people, django_capture_o
 
 def test_the_same_key_twice_is_one_run_and_a_reused_key_with_other_params_is_refused(people):
     incident = IncidentFactory(severity="SEV3")
-    first = request(incident, people["responder"])
-    again = request(incident, people["responder"])
-    assert again.pk == first.pk
+    ask = {
+        "incident_id": incident.pk,
+        "actor": people["responder"],
+        "kind": "scale_lws",
+        "params": dict(SCALE),
+        "idempotency_key": "key-00000001",
+    }
+    first, created = services.action_run_request(**ask)
+    again, created_again = services.action_run_request(**ask)
+    assert (again.pk, created, created_again) == (first.pk, True, False)
     assert ActionRun.objects.count() == 1
     with pytest.raises(DomainError, match="idempotency_key was already used") as exc:
         request(incident, people["responder"], params={**SCALE, "replicas_delta": 3})

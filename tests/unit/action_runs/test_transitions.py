@@ -97,13 +97,14 @@ def test_the_table_is_the_expected_one():
     ("severity", "status"), [("SEV3", "queued"), ("SEV1", "awaiting_approval")]
 )
 def test_a_request_creates_the_run_in_an_initial_status(people, severity, status):
-    run = services.action_run_request(
+    run, created = services.action_run_request(
         incident_id=IncidentFactory(severity=severity).pk,
         actor=people["responder"],
         kind="scale_lws",
         params=SCALE,
         idempotency_key="key-00000001",
     )
+    assert created
     assert run.status == status
     assert INITIAL[run.status] == "action_run_request"
 

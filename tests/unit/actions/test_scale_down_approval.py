@@ -22,13 +22,14 @@ def step_of_two(settings, api):
 
 
 def scale(incident, actor, delta, key):
-    return services.action_run_request(
+    run, _created = services.action_run_request(
         incident_id=incident.pk,
         actor=actor,
         kind="scale_lws",
         params={"namespace": NS, "lws": "vllm-chat", "replicas_delta": delta},
         idempotency_key=key,
     )
+    return run
 
 
 def test_the_kind_reads_the_ready_groups(step_of_two, prepare):

@@ -44,7 +44,7 @@ def incident(post_webhook, people, sim, settings):
     inc = ingest(post_webhook, fire)
     incident_services.incident_acknowledge(incident_id=inc.pk, actor=rita)
     incident_services.incident_note_add(incident_id=inc.pk, actor=rita, text="KV cache at 98%")
-    run = action_services.action_run_request(
+    run, _created = action_services.action_run_request(
         incident_id=inc.pk, actor=rita, kind="scale_lws",
         params={"namespace": "llm-serving", "lws": "vllm-chat", "replicas_delta": 2},
         idempotency_key="draft-test-key",

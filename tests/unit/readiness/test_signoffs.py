@@ -155,10 +155,12 @@ def test_one_active_verification_per_deployment_and_stale_ones_are_freed(
 ):
     rita = make_user("rita", roles.RESPONDER)
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
-        first = services.verification_request(deployment_id=deployment.pk, actor=rita)
-        again = services.verification_request(deployment_id=deployment.pk, actor=rita)
-    assert first.just_created
-    assert not again.just_created
+        first, created = services.verification_request(deployment_id=deployment.pk, actor=rita)
+        again, created_again = services.verification_request(
+            deployment_id=deployment.pk, actor=rita
+        )
+    assert created
+    assert not created_again
     assert again.pk == first.pk
     assert len(callbacks) == 1  # one task enqueued, on commit
     viewer = make_user("vic", roles.VIEWER)
@@ -170,8 +172,8 @@ def test_one_active_verification_per_deployment_and_stale_ones_are_freed(
         requested_at=timezone.now() - timedelta(minutes=5)
     )
     with django_capture_on_commit_callbacks(execute=False):
-        fresh = services.verification_request(deployment_id=deployment.pk, actor=rita)
-    assert fresh.just_created
+        fresh, created = services.verification_request(deployment_id=deployment.pk, actor=rita)
+    assert created
     assert fresh.pk != first.pk
     first.refresh_from_db()
     assert first.status == VerificationStatus.FAILED
