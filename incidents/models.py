@@ -167,13 +167,12 @@ class TimelineEventType(models.TextChoices):
 
 
 # Transitional spellings of kinds runbooks and postmortems own and register (see their
-# timeline_kinds modules), still written TimelineEventType.X in runbooks/actions/audit.py,
-# runbooks/views.py and postmortems/services/, which are being reworked in parallel. Not
-# incidents' kinds: not registered or validated here. Delete once those files import the
-# owning app's constants.
+# timeline_kinds modules), still written TimelineEventType.X in runbooks/actions/audit.py
+# and postmortems/services/, which are being reworked in parallel. Not incidents' kinds:
+# not registered or validated here. Delete once those files import the owning app's
+# constants.
 for _name, _value in (
     ("ACTION", "action"),
-    ("RUNBOOK_STEP", "runbook_step"),
     ("POSTMORTEM", "postmortem"),
     ("ACTION_ITEM", "action_item"),
 ):
