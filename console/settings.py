@@ -348,6 +348,9 @@ RUNBOOKS_CATALOG_DIR = Path(
 # Kubernetes: a kubeconfig path, else in-cluster config when running in a pod.
 KUBECONFIG = env.str("KUBECONFIG", default="")
 ACTIONS_K8S_TIMEOUT_SECONDS = env.float("ACTIONS_K8S_TIMEOUT_SECONDS", default=5.0)
+# The namespace the console's RBAC Role grants (deploy/k8s/rbac.yaml): the default for
+# every action's `namespace` parameter and for readiness discovery.
+ACTIONS_K8S_NAMESPACE = env.str("ACTIONS_K8S_NAMESPACE", default="llm-serving")
 # Guardrails.
 ACTIONS_SCALE_MIN_REPLICAS = env.int("ACTIONS_SCALE_MIN_REPLICAS", default=1)
 ACTIONS_SCALE_MAX_REPLICAS = env.int("ACTIONS_SCALE_MAX_REPLICAS", default=16)
@@ -361,6 +364,8 @@ ACTIONS_CONFLICT_RETRIES = env.int("ACTIONS_CONFLICT_RETRIES", default=3)
 ACTIONS_TRANSIENT_RETRIES = env.int("ACTIONS_TRANSIENT_RETRIES", default=3)
 ACTIONS_RETRY_BACKOFF_SECONDS = env.float("ACTIONS_RETRY_BACKOFF_SECONDS", default=0.5)
 ACTIONS_VERIFY_SECONDS = env.float("ACTIONS_VERIFY_SECONDS", default=15.0)
+# How long to wait between two read-backs while verifying.
+ACTIONS_VERIFY_INTERVAL_SECONDS = env.float("ACTIONS_VERIFY_INTERVAL_SECONDS", default=1.0)
 ACTIONS_TASK_TIME_LIMIT = env.int("ACTIONS_TASK_TIME_LIMIT", default=120)
 # A claimed run whose worker has not finished by then is taken for lost (> task limit).
 ACTIONS_LEASE_SECONDS = env.int("ACTIONS_LEASE_SECONDS", default=300)
@@ -378,6 +383,22 @@ READINESS_MODEL_LOAD_SECONDS = env.int("READINESS_MODEL_LOAD_SECONDS", default=3
 READINESS_VERIFICATION_STALE_SECONDS = env.int("READINESS_VERIFICATION_STALE_SECONDS", default=300)
 # Finished verifications older than this are pruned by beat (the latest one always stays).
 READINESS_KEEP_DAYS = env.int("READINESS_KEEP_DAYS", default=30)
+# Where the Prometheus alert rules are (the runbook catalogue is checked against them),
+# and the ConfigMaps holding the router and gateway config (the defaults of the
+# rollback_router_config and update_gateway_limits actions).
+READINESS_RULES_DIR = Path(
+    env.str("READINESS_RULES_DIR", default=str(BASE_DIR / "deploy" / "prometheus" / "rules"))
+)
+READINESS_ROUTER_CONFIGMAP = env.str("READINESS_ROUTER_CONFIGMAP", default="vllm-router-config")
+READINESS_GATEWAY_CONFIGMAP = env.str("READINESS_GATEWAY_CONFIGMAP", default="llm-gateway-config")
+# Drills (runbooks/drills): the fleet simulator's HTTP API that injects and clears faults.
+DRILLS_SIMULATOR_URL = env.str(
+    "DRILLS_SIMULATOR_URL",
+    default=env.str(
+        "SIMULATOR_URL",
+        default=f"http://127.0.0.1:{env.str('SIMULATOR_PORT', default='9400')}",
+    ),
+)
 # Guarded changes (runbooks/actions/guard*): 0 keeps each runbook's own window and
 # interval (tests compress time); pages also go to this Slack-compatible webhook when set.
 GUARD_WINDOW_SECONDS = env.int("GUARD_WINDOW_SECONDS", default=0)

@@ -11,7 +11,7 @@ from runbooks.actions.permissions import actions_namespace
 
 def namespaces() -> list[str]:
     """settings READINESS_NAMESPACES, else the namespace the actions work in."""
-    configured = getattr(settings, "READINESS_NAMESPACES", None)
+    configured = settings.READINESS_NAMESPACES
     return list(configured) if configured else [actions_namespace()]
 
 

@@ -15,8 +15,6 @@ from readiness.items import BY_KEY, VERIFIED_KEYS
 from readiness.verifiers import Finding, config, failed, lws, signals, unknown
 from runbooks import prometheus
 from runbooks.actions.kinds.base import ActionError, TargetNotFound
-from runbooks.actions.kinds.rollback_router_config import DEFAULT_CONFIGMAP as ROUTER_CM
-from runbooks.actions.kinds.update_gateway_limits import DEFAULT_CONFIGMAP as GATEWAY_CM
 from runbooks.catalog import CatalogError, load_catalog
 
 LWS_CHECKS: dict[str, Callable[[dict], Finding]] = {
@@ -29,9 +27,7 @@ LWS_CHECKS: dict[str, Callable[[dict], Finding]] = {
 
 
 def _configmap_names() -> tuple[str, str]:
-    router = getattr(settings, "READINESS_ROUTER_CONFIGMAP", ROUTER_CM)
-    gateway = getattr(settings, "READINESS_GATEWAY_CONFIGMAP", GATEWAY_CM)
-    return router, gateway
+    return settings.READINESS_ROUTER_CONFIGMAP, settings.READINESS_GATEWAY_CONFIGMAP
 
 
 def _k8s_unknown(exc: Exception, what: str) -> Finding:

@@ -59,7 +59,7 @@ def default_dir() -> Path:
     from django.conf import settings
 
     if settings.configured:
-        return Path(getattr(settings, "RUNBOOKS_CATALOG_DIR", DEFAULT_DIR))
+        return Path(settings.RUNBOOKS_CATALOG_DIR)
     return DEFAULT_DIR
 
 

@@ -13,7 +13,7 @@ from runbooks.drills.tasks import (  # noqa: F401
 )
 
 # Below the run's lease (ACTIONS_LEASE_SECONDS), so a live task is never taken for dead.
-TIME_LIMIT = getattr(settings, "ACTIONS_TASK_TIME_LIMIT", 120)
+TIME_LIMIT = settings.ACTIONS_TASK_TIME_LIMIT
 
 
 @shared_task(

@@ -53,7 +53,7 @@ BATCH = 2000
 
 
 def _threshold() -> int:
-    return getattr(settings, "POSTMORTEM_ASYNC_THRESHOLD", 2000)
+    return settings.POSTMORTEM_ASYNC_THRESHOLD
 
 
 def postmortem_draft(*, incident_id: int, actor) -> Postmortem:

@@ -266,7 +266,7 @@ def action_items_remind_overdue(*, today: date | None = None) -> int:
             )
             new += created
     ActionItem.objects.filter(pk__in=[i.pk for i in overdue]).update(last_reminded_on=today)
-    url = getattr(settings, "POSTMORTEM_REMINDER_WEBHOOK_URL", "")
+    url = settings.POSTMORTEM_REMINDER_WEBHOOK_URL
     if url and lines and new:
         _post_webhook(url, f"{len(lines)} overdue action item(s):\n" + "\n".join(lines[:50]))
     return new
@@ -277,7 +277,7 @@ def _post_webhook(url: str, text: str) -> None:
         requests.post(
             url,
             json={"text": text},
-            timeout=getattr(settings, "POSTMORTEM_WEBHOOK_TIMEOUT_SECONDS", 5),
+            timeout=settings.POSTMORTEM_WEBHOOK_TIMEOUT_SECONDS,
         )
     except requests.RequestException as exc:  # the reminder is also in the console
         log.warning("reminder webhook %s failed: %s", url, exc)

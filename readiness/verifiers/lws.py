@@ -19,7 +19,7 @@ WORKER = "spec.leaderWorkerTemplate.workerTemplate"
 
 
 def _model_load_seconds() -> int:
-    return int(getattr(settings, "READINESS_MODEL_LOAD_SECONDS", 300))
+    return int(settings.READINESS_MODEL_LOAD_SECONDS)
 
 
 def _templates(lws: dict) -> list[tuple[str, dict]]:

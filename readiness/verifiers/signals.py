@@ -37,8 +37,7 @@ def dcgm(counts: dict[str, float | None], namespace: str, lws: str) -> Finding:
 
 
 def rules_dir() -> Path:
-    default = Path(settings.BASE_DIR) / "deploy" / "prometheus" / "rules"
-    return Path(getattr(settings, "READINESS_RULES_DIR", default))
+    return Path(settings.READINESS_RULES_DIR)
 
 
 def alert_names(directory: Path) -> list[tuple[str, str]]:

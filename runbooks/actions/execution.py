@@ -37,10 +37,6 @@ from runbooks.actions.revisions import CONFIGMAP_KINDS, config_seen
 log = logging.getLogger(__name__)
 
 
-def _setting(name: str, default):
-    return getattr(settings, name, default)
-
-
 def worker_identity() -> str:
     return f"{socket.gethostname()}:{os.getpid()}"
 
@@ -60,7 +56,7 @@ def _owner_gone(claimed_by: str) -> bool:
 
 
 def _lease() -> timedelta:
-    return timedelta(seconds=_setting("ACTIONS_LEASE_SECONDS", 300))
+    return timedelta(seconds=settings.ACTIONS_LEASE_SECONDS)
 
 
 @transaction.atomic
@@ -90,7 +86,7 @@ def _claim(run_id: int, worker: str) -> tuple[ActionRun, bool] | None:
     previous = run.claimed_by
     run.claimed_by, run.lease_expires_at = worker, now + _lease()
     run.attempts += 1
-    if run.attempts > _setting("ACTIONS_MAX_ATTEMPTS", 3):
+    if run.attempts > settings.ACTIONS_MAX_ATTEMPTS:
         _fail(run, "lost", f"The worker running it was lost {run.attempts - 1} times; gave up.")
         return None
     run_record(
@@ -103,8 +99,8 @@ def _claim(run_id: int, worker: str) -> tuple[ActionRun, bool] | None:
 
 def _retrying(what: str, run: ActionRun, call):
     """Run a Kubernetes call, retrying timeouts and 5xx with exponential backoff."""
-    tries = _setting("ACTIONS_TRANSIENT_RETRIES", 3)
-    delay = _setting("ACTIONS_RETRY_BACKOFF_SECONDS", 0.5)
+    tries = settings.ACTIONS_TRANSIENT_RETRIES
+    delay = settings.ACTIONS_RETRY_BACKOFF_SECONDS
     for attempt in range(1, tries + 1):
         try:
             return call()
@@ -175,19 +171,19 @@ def _succeed(run: ActionRun, after: Snapshot | None, detail: str, note: str = ""
 def _verify(run: ActionRun, action, api, plan: Plan) -> tuple[bool, str]:
     """Read back until the desired state holds or ACTIONS_VERIFY_SECONDS pass (a recreated
     pod or a rolled group takes the controller a moment)."""
-    deadline = time.monotonic() + _setting("ACTIONS_VERIFY_SECONDS", 15)
+    deadline = time.monotonic() + settings.ACTIONS_VERIFY_SECONDS
     while True:
         ok, detail = _retrying("read back", run, lambda: action.verify(api, run.params, plan))
         if ok or time.monotonic() >= deadline:
             return ok, detail
-        time.sleep(_setting("ACTIONS_VERIFY_INTERVAL_SECONDS", 1.0))
+        time.sleep(settings.ACTIONS_VERIFY_INTERVAL_SECONDS)
 
 
 def _apply(run: ActionRun, action, api) -> None:
     """Read, plan (guardrails), store before+plan, write; on 409 start over a bounded
     number of times, but first check whether the previous write landed after all."""
     ctx = _context(run.incident)
-    conflicts = _setting("ACTIONS_CONFLICT_RETRIES", 3)
+    conflicts = settings.ACTIONS_CONFLICT_RETRIES
     previous: tuple[Snapshot, Plan] | None = None
     for attempt in range(conflicts + 1):
         current = _retrying("read the target", run, lambda: action.read(api, run.params))
@@ -295,7 +291,7 @@ def action_runs_recover() -> int:
     from runbooks.tasks import action_run_execute_task
 
     now = timezone.now()
-    stale = now - timedelta(seconds=_setting("ACTIONS_REQUEUE_AFTER_SECONDS", 120))
+    stale = now - timedelta(seconds=settings.ACTIONS_REQUEUE_AFTER_SECONDS)
     ids = list(
         ActionRun.objects.filter(status=ActionRunStatus.QUEUED, queued_at__lt=stale).values_list(
             "pk", flat=True

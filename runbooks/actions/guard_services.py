@@ -32,14 +32,10 @@ log = logging.getLogger(__name__)
 MESSAGE_MAX = 1_900
 
 
-def _setting(name: str, default):
-    return getattr(settings, name, default) or default
-
-
 def guard_user():
     """The guard's own account: no password, may request runs and nothing else."""
     User = get_user_model()
-    username = _setting("GUARD_USERNAME", "console-guard")
+    username = settings.GUARD_USERNAME
     user, created = User.objects.get_or_create(username=username)
     if created:
         user.set_unusable_password()
@@ -79,8 +75,9 @@ def _schedule(watch: GuardWatch, seconds: float) -> None:
 
 
 def _window(runbook_guard) -> tuple[int, int]:
-    window = int(_setting("GUARD_WINDOW_SECONDS", runbook_guard.window_seconds))
-    interval = int(_setting("GUARD_INTERVAL_SECONDS", runbook_guard.interval_seconds))
+    # 0 (the default) keeps the runbook's own window and interval.
+    window = int(settings.GUARD_WINDOW_SECONDS or runbook_guard.window_seconds)
+    interval = int(settings.GUARD_INTERVAL_SECONDS or runbook_guard.interval_seconds)
     return window, min(interval, window)
 
 
@@ -366,10 +363,10 @@ def _page(watch: GuardWatch, why: str) -> GuardWatch:
 
 def _deliver(text: str) -> str:
     """POST {"text": ...} to GUARD_PAGE_WEBHOOK_URL (Slack-compatible), when set."""
-    url = getattr(settings, "GUARD_PAGE_WEBHOOK_URL", "")
+    url = settings.GUARD_PAGE_WEBHOOK_URL
     if not url:
         return ""
-    timeout = float(getattr(settings, "GUARD_PAGE_TIMEOUT_SECONDS", 5.0))
+    timeout = float(settings.GUARD_PAGE_TIMEOUT_SECONDS)
     try:
         response = requests.post(url, json={"text": text}, timeout=timeout)
     except requests.RequestException as exc:

@@ -28,7 +28,6 @@ from runbooks.actions.kinds.base import (
     NotConfigured,
     TargetNotFound,
     Transient,
-    setting,
 )
 
 LWS_GROUP, LWS_VERSION, LWS_PLURAL = "leaderworkerset.x-k8s.io", "v1", "leaderworkersets"
@@ -229,20 +228,14 @@ class KubeApi:
         return bool((review.get("status") or {}).get("allowed"))
 
 
-def _kubeconfig_setting() -> str:
-    # Until settings define KUBECONFIG, the environment variable (as kubectl reads it).
-    value = getattr(settings, "KUBECONFIG", None)
-    return os.environ.get("KUBECONFIG", "") if value is None else str(value or "")
-
-
 def kube_api(kubeconfig: str | os.PathLike | None = None) -> KubeApi:
     """A KubeApi for settings KUBECONFIG (or `kubeconfig`), or the in-cluster config."""
-    path = str(kubeconfig) if kubeconfig is not None else _kubeconfig_setting()
-    timeout = float(setting("ACTIONS_K8S_TIMEOUT_SECONDS", 5))
+    path = str(kubeconfig) if kubeconfig is not None else str(settings.KUBECONFIG or "")
+    timeout = float(settings.ACTIONS_K8S_TIMEOUT_SECONDS)
     if path:
         file = Path(path).expanduser()
         if not file.is_absolute():
-            file = Path(setting("BASE_DIR", Path.cwd())) / file
+            file = Path(settings.BASE_DIR) / file
         try:
             version = (file.stat().st_mtime_ns, os.getpid())
         except OSError:

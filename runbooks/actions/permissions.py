@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from django.conf import settings
+
 from runbooks.actions.k8s import LWS_GROUP, kube_api
-from runbooks.actions.kinds.base import setting
 
 
 @dataclass(frozen=True)
@@ -52,7 +53,7 @@ REQUIRED: tuple[Permission, ...] = (
 
 
 def actions_namespace() -> str:
-    return setting("ACTIONS_K8S_NAMESPACE", "llm-serving")
+    return str(settings.ACTIONS_K8S_NAMESPACE)
 
 
 def missing_permissions(api=None) -> list[str]:

@@ -21,14 +21,14 @@ REASON_MAX = 300  # ActionRun.approval_reason
 
 
 def approval_kinds(kinds: dict) -> set[str]:
-    configured = getattr(settings, "ACTIONS_APPROVAL_KINDS", None)
+    configured = settings.ACTIONS_APPROVAL_KINDS
     if configured is not None:
         return set(configured)
     return {name for name, kind in kinds.items() if kind.risky}
 
 
 def approval_severities() -> tuple[str, ...]:
-    return tuple(getattr(settings, "ACTIONS_APPROVAL_SEVERITIES", ("SEV1",)))
+    return tuple(settings.ACTIONS_APPROVAL_SEVERITIES)
 
 
 def approval_required(

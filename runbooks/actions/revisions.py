@@ -20,9 +20,8 @@ CONFIGMAP_KINDS = ("rollback_router_config", "update_gateway_limits")
 
 def tracked_configmaps() -> list[tuple[str, str]]:
     """settings ACTIONS_TRACKED_CONFIGMAPS: "namespace/name" strings."""
-    default = ("llm-serving/vllm-router-config", "llm-serving/llm-gateway-config")
     out = []
-    for item in getattr(settings, "ACTIONS_TRACKED_CONFIGMAPS", default):
+    for item in settings.ACTIONS_TRACKED_CONFIGMAPS:
         namespace, _, name = item.partition("/")
         out.append((namespace, name))
     return out

@@ -10,12 +10,11 @@ fake one would let a drill "pass" without any fault in the cluster.
 from __future__ import annotations
 
 import json
-import os
 import urllib.error
 import urllib.request
 from typing import Protocol
 
-from runbooks.actions.kinds.base import setting
+from django.conf import settings
 
 
 class FaultError(Exception):
@@ -61,9 +60,7 @@ SIMULATOR_TARGET = ("llm-serving", "vllm-chat")
 
 
 def simulator_url() -> str:
-    port = os.environ.get("SIMULATOR_PORT", "9400")
-    default = os.environ.get("SIMULATOR_URL", f"http://127.0.0.1:{port}")
-    return str(setting("DRILLS_SIMULATOR_URL", default)).rstrip("/")
+    return str(settings.DRILLS_SIMULATOR_URL).rstrip("/")
 
 
 class SimulatorAdapter:
@@ -72,7 +69,7 @@ class SimulatorAdapter:
 
     def __init__(self, url: str | None = None, timeout: float | None = None) -> None:
         self.url = (url or simulator_url()).rstrip("/")
-        self.timeout = float(timeout or setting("ACTIONS_K8S_TIMEOUT_SECONDS", 5))
+        self.timeout = float(timeout or settings.ACTIONS_K8S_TIMEOUT_SECONDS)
 
     def _call(self, method: str, path: str) -> tuple[int, dict]:
         if not self.url.startswith(("http://", "https://")):

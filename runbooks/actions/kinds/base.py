@@ -205,11 +205,6 @@ _DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9
 _TRUE, _FALSE = ("true", "1", "yes", "on"), ("false", "0", "no", "off")
 
 
-def setting(name: str, default: Any) -> Any:
-    """A setting that may not exist yet (the defaults are the documented ones)."""
-    return getattr(settings, name, default)
-
-
 def check_params(params: Any, allowed: set[str]) -> dict:
     if not isinstance(params, dict):
         raise ParamError("params", "must be an object")
@@ -237,8 +232,7 @@ def name_param(params: dict, key: str, *, default: str | None = None, label: boo
 
 def namespace_param(params: dict) -> str:
     # The namespace the console's RBAC Role grants (deploy/k8s/rbac.yaml) is the default.
-    default = setting("ACTIONS_K8S_NAMESPACE", "llm-serving")
-    return name_param(params, "namespace", default=default)
+    return name_param(params, "namespace", default=settings.ACTIONS_K8S_NAMESPACE)
 
 
 def int_param(params: dict, key: str, *, low: int | None = None, high: int | None = None) -> int:

@@ -11,6 +11,8 @@ from __future__ import annotations
 import contextlib
 import re
 
+from django.conf import settings
+
 from runbooks.actions.kinds.base import (
     ActionError,
     ActionKind,
@@ -27,7 +29,6 @@ from runbooks.actions.kinds.base import (
     lws_subject,
     name_param,
     namespace_param,
-    setting,
 )
 from runbooks.actions.kinds.diff import state_diff
 from runbooks.actions.kinds.lws_pods import leader_name, lws_group, terminating
@@ -135,7 +136,7 @@ class CordonNode(ActionKind):
                 summary = f"{name} is not cordoned by the console; nothing to change"
             return Plan(desired, state_diff(current.state, desired, f"node/{name}"), summary)
         others = current.identity.get("cordoned_gpu_nodes") or []
-        limit = int(setting("ACTIONS_MAX_CORDONED_NODES", 2))
+        limit = int(settings.ACTIONS_MAX_CORDONED_NODES)
         if not current.state["unschedulable"] and len(others) >= limit:
             raise GuardrailError(
                 f"{len(others)} GPU node(s) are already cordoned ({', '.join(others)}); at most "

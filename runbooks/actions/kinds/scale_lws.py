@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from django.conf import settings
+
 from runbooks.actions.kinds.base import (
     ActionKind,
     Context,
@@ -16,16 +18,15 @@ from runbooks.actions.kinds.base import (
     lws_subject,
     name_param,
     namespace_param,
-    setting,
 )
 from runbooks.actions.kinds.diff import state_diff
 
 
 def _bounds() -> tuple[int, int, int]:
     return (
-        int(setting("ACTIONS_SCALE_MIN_REPLICAS", 1)),
-        int(setting("ACTIONS_SCALE_MAX_REPLICAS", 16)),
-        int(setting("ACTIONS_SCALE_MAX_STEP", 4)),
+        int(settings.ACTIONS_SCALE_MIN_REPLICAS),
+        int(settings.ACTIONS_SCALE_MAX_REPLICAS),
+        int(settings.ACTIONS_SCALE_MAX_STEP),
     )
 
 

@@ -1,0 +1,62 @@
+"""Every setting the code reads is declared in console/settings.py and read as
+`settings.X`: no `getattr(settings, "X", default)` whose default would hide a setting
+nobody declared (a typo or a missing environment variable would then go unnoticed)."""
+
+import ast
+from pathlib import Path
+
+from django.conf import settings
+
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGES = ("console", "incidents", "runbooks", "postmortems", "readiness")
+
+
+def _reads(source: str) -> tuple[set[str], list[int]]:
+    """(names read as settings.X, lines of getattr(settings, ...))."""
+    names, hidden = set(), []
+    for node in ast.walk(ast.parse(source)):
+        if (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name)
+            and node.value.id == "settings"
+            and node.attr.isupper()
+        ):
+            names.add(node.attr)
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id in {"getattr", "hasattr"}
+            and node.args
+            and isinstance(node.args[0], ast.Name)
+            and node.args[0].id == "settings"
+        ):
+            hidden.append(node.lineno)
+    return names, hidden
+
+
+def _sources():
+    for package in PACKAGES:
+        for path in sorted((ROOT / package).rglob("*.py")):
+            if "migrations" not in path.parts and not path.name.startswith("settings"):
+                yield path.relative_to(ROOT), path.read_text()
+
+
+def test_the_scan_sees_reads_and_hidden_defaults():
+    names, hidden = _reads(
+        "from django.conf import settings\n"
+        "a = settings.KUBECONFIG\n"
+        "b = getattr(settings, 'NOT_DECLARED', 3)\n"
+    )
+    assert (names, hidden) == ({"KUBECONFIG"}, [3])
+
+
+def test_every_setting_read_is_declared_and_none_is_read_with_a_default():
+    undeclared, hidden = {}, {}
+    for path, source in _sources():
+        names, lines = _reads(source)
+        if missing := sorted(n for n in names if not hasattr(settings, n)):
+            undeclared[str(path)] = missing
+        if lines:
+            hidden[str(path)] = lines
+    assert undeclared == {}
+    assert hidden == {}
