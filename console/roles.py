@@ -45,6 +45,7 @@ _COMMAND = (
     "incidents.resolve_incident",
     "incidents.assign_commander",
     "incidents.reopen_incident",
+    "incidents.silence_alerts",
     "incidents.view_webhookreceipt",
     "incidents.replay_webhookreceipt",
     "runbooks.approve_actionrun",
@@ -72,8 +73,9 @@ ROLES: dict[str, Role] = {
     ),
     COMMANDER: Role(
         COMMANDER,
-        "Assigns the commander, resolves and reopens, approves other people's risky actions, "
-        "reviews and publishes postmortems; sees the webhook receipt log.",
+        "Assigns the commander, resolves and reopens, silences alerts in Alertmanager, "
+        "approves other people's risky actions, reviews and publishes postmortems; sees the "
+        "webhook receipt log.",
         _VIEW + _RESPOND + _COMMAND,
     ),
     ADMIN: Role(

@@ -88,6 +88,7 @@ class Incident(models.Model):
             ("add_note", "Can add a note to an incident timeline"),
             ("take_command", "Can take command of an incident nobody commands"),
             ("assign_commander", "Can assign any user as incident commander"),
+            ("silence_alerts", "Can silence and unsilence an incident's alerts in Alertmanager"),
         ]
 
     def __str__(self) -> str:
@@ -164,6 +165,8 @@ class TimelineEventType(models.TextChoices):
     NOTE = "note", "Note"
     WEBHOOK_REPLAYED = "webhook_replayed", "Webhook replayed"
     RUNBOOK_CHANGED = "runbook_changed", "Runbook changed"
+    SILENCE_CREATED = "silence_created", "Silence created"
+    SILENCE_EXPIRED = "silence_expired", "Silence expired"
 
 
 # Transitional spellings of kinds runbooks and postmortems own and register (see their

@@ -27,6 +27,8 @@ STORED = {
     "note": ("incidents", "Note"),
     "webhook_replayed": ("incidents", "Webhook replayed"),
     "runbook_changed": ("incidents", "Runbook changed"),
+    "silence_created": ("incidents", "Silence created"),
+    "silence_expired": ("incidents", "Silence expired"),
     "diagnosis_confirmed": ("runbooks", "Diagnosis confirmed"),
     "runbook_step": ("runbooks", "Runbook step done"),
     "action": ("runbooks", "Action"),
