@@ -1,0 +1,385 @@
+"""End-to-end ingest bench (issue #14): the storm through the stack production runs.
+
+gunicorn as production runs it (console.gunicorn_conf) on its own PostgreSQL database,
+one Celery worker on Redis (its own key prefix), 4 client threads posting the storm of
+tests/bench/storm.py for 30 s, all on 127.0.0.1. Before the timed storm, a warm-up and a
+10k-alert storm measure the web processes' memory. While the storm runs, a poller reads
+the incidents table to time when each new group's incident becomes visible. Then the
+same notifications go, in the same order per thread, through a raw psycopg upsert of the
+same rows into a second database (the in-run baseline), and both databases must hold the
+same alert rows.
+
+Prints end-to-end alerts/s, accepted requests/s, request p50/p95, lag p50/p95, peak RSS
+and the console/baseline ratio, and each target of issue #14 with PASS or MISS.
+
+Environment: BENCH_STORM_SECONDS (30), BENCH_CLIENTS (4), BENCH_SEED (1),
+BENCH_REDIS_URL (redis://127.0.0.1:6379/15), BENCH_WEB_ARGS (extra gunicorn flags, for
+trying settings), BENCH_PG_HOST, BENCH_PG_PORT.
+Exit status: 0 when every request was answered 2xx and the rows are right; 1 otherwise
+(a missed target is reported, not failed); 2 when the bench could not be set up.
+"""
+
+from __future__ import annotations
+
+import http.client
+import os
+import shlex
+import shutil
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import psycopg
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO))  # run as a script: make tests.bench importable
+
+from tests.bench import stack, storm  # noqa: E402
+
+SECONDS = float(os.environ.get("BENCH_STORM_SECONDS", "30"))
+CLIENTS = int(os.environ.get("BENCH_CLIENTS", "4"))
+SEED = int(os.environ.get("BENCH_SEED", "1"))
+REDIS_URL = os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/15")
+WEB_ARGS = shlex.split(os.environ.get("BENCH_WEB_ARGS", ""))
+CONSOLE_DB = f"bench_e2e_{os.getpid()}"
+BASELINE_DB = f"bench_e2e_baseline_{os.getpid()}"
+# Enough notifications that no client runs out within the storm at 3x the target rate.
+PER_CLIENT = int(os.environ.get("BENCH_STORM_MAX_PER_CLIENT", "1500"))
+RSS_STORM_BODIES = 200  # 10,000 alerts
+WARMUP_BODIES = 12  # per client
+ONCALL_ALERTS_S = 523  # Grafana OnCall on this machine, same storm (issue #14)
+REQUEST_TIMEOUT_S = 60.0
+POLL_EVERY_S = 0.01
+MAX_FAILURES = 20
+
+
+@dataclass
+class Sent:
+    started: float
+    latency: float
+    kind: str
+    status: int
+
+
+@dataclass
+class Client:
+    index: int
+    notes: list[storm.Notification]
+    done: int = 0  # notifications answered 2xx, in order
+    sent: list[Sent] = field(default_factory=list)
+    failures: list[str] = field(default_factory=list)
+
+
+def post_all(client: Client, port: int, until: float, stop_at: int, posted: dict) -> None:
+    """Post the client's notifications in order until `stop_at` or the `until` clock."""
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=REQUEST_TIMEOUT_S)
+    headers = {
+        "Authorization": f"Bearer {stack.TOKEN}",
+        "Content-Type": "application/json",
+        "User-Agent": "Alertmanager/0.28.1 (bench)",
+    }
+    try:
+        while client.done < stop_at and time.monotonic() < until:
+            note = client.notes[client.done]
+            t0 = time.perf_counter()
+            if note.kind == storm.NEW:
+                posted.setdefault(note.group_key, t0)
+            try:
+                conn.request("POST", stack.WEBHOOK_PATH, note.body, headers)
+                resp = conn.getresponse()
+                text = resp.read()
+            except (OSError, http.client.HTTPException) as exc:
+                client.failures.append(f"{note.kind} {note.group_key}: {exc!r}")
+                conn.close()
+                if len(client.failures) >= MAX_FAILURES:
+                    return
+                continue
+            client.sent.append(Sent(t0, time.perf_counter() - t0, note.kind, resp.status))
+            if not 200 <= resp.status < 300:
+                client.failures.append(f"{note.kind}: HTTP {resp.status} {text[:200]!r}")
+                if len(client.failures) >= MAX_FAILURES:
+                    return
+                continue
+            client.done += 1
+    finally:
+        conn.close()
+
+
+def run_clients(clients: list[Client], port: int, seconds: float, upto, posted: dict) -> float:
+    """All clients at once; returns the wall time from the first post to the last answer."""
+    until = time.monotonic() + seconds
+    threads = [
+        threading.Thread(
+            target=post_all, args=(c, port, until, upto(c), posted), daemon=True, name=f"c{c.index}"
+        )
+        for c in clients
+    ]
+    started = time.perf_counter()
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=seconds + REQUEST_TIMEOUT_S + 5)
+    if any(t.is_alive() for t in threads):
+        raise stack.BenchError("a client thread did not finish")
+    return time.perf_counter() - started
+
+
+class Poller(threading.Thread):
+    """Notes when each new group's incident first shows up in the database (the lag).
+    Asks for the groups posted and not seen yet: ids are taken in insert order but
+    committed in any order, so "ids above the last seen" would miss some."""
+
+    def __init__(self, dbname: str, posted: dict[str, float]) -> None:
+        super().__init__(daemon=True, name="poller")
+        self.conn = psycopg.connect(stack.dsn(dbname), autocommit=True, connect_timeout=5)
+        self.posted = posted
+        self.seen: dict[str, float] = {}
+        self.halt = threading.Event()
+
+    def run(self) -> None:
+        while not self.halt.is_set():
+            waiting = [k for k in list(self.posted) if k not in self.seen]
+            if waiting:
+                rows = self.conn.execute(
+                    "SELECT grouping_key FROM incidents_incident WHERE grouping_key = ANY(%s)",
+                    (waiting,),
+                ).fetchall()
+                now = time.perf_counter()
+                for (key,) in rows:
+                    self.seen.setdefault(key, now)
+            self.halt.wait(POLL_EVERY_S)
+
+    def stop(self) -> None:
+        self.halt.set()
+        self.join(timeout=5)
+        self.conn.close()
+
+
+def rows_right(dbname: str, sent: list[storm.Notification]) -> bool:
+    """Every incident in the status its group's notifications call for, and every alert
+    row there with its last delivered status."""
+    expected = storm.expected_state(sent)
+    statuses: dict[tuple, str] = {}
+    for note in sent:
+        for row in note.rows:
+            statuses[(row[0], row[1])] = row[3]
+    with psycopg.connect(stack.dsn(dbname), connect_timeout=5) as conn:
+        incidents = dict(conn.execute("SELECT grouping_key, status FROM incidents_incident"))
+        alerts = dict(
+            conn.execute("SELECT status, count(*) FROM incidents_alert GROUP BY status").fetchall()
+        )
+    want = {}
+    for status in statuses.values():
+        want[status] = want.get(status, 0) + 1
+    return incidents == expected and alerts == want
+
+
+UPSERT = """
+INSERT INTO incidents_alert (
+    fingerprint, starts_at, alertname, status, severity, labels, annotations, ends_at,
+    generator_url, grouping_key, incident_id, first_received_at, last_received_at,
+    receive_count
+) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, NULL, now(), now(), 1)
+ON CONFLICT (fingerprint, starts_at) DO UPDATE SET
+    status = EXCLUDED.status, severity = EXCLUDED.severity, labels = EXCLUDED.labels,
+    annotations = EXCLUDED.annotations, ends_at = EXCLUDED.ends_at,
+    generator_url = EXCLUDED.generator_url, last_received_at = EXCLUDED.last_received_at,
+    receive_count = incidents_alert.receive_count + 1
+"""
+
+
+def baseline(parts: list[tuple[list, list]]) -> float:
+    """The raw upsert of the same rows, one transaction per notification (executemany:
+    pipelined): each client's untimed part, then its timed part on all clients at once.
+    Returns the timed part's wall seconds."""
+    errors: list[str] = []
+    barrier = threading.Barrier(len(parts) + 1)
+
+    def work(untimed: list, timed: list) -> None:
+        try:
+            with psycopg.connect(stack.dsn(BASELINE_DB), autocommit=True) as conn:
+                for note in untimed:
+                    with conn.transaction(), conn.cursor() as cur:
+                        cur.executemany(UPSERT, note.rows)
+                barrier.wait(timeout=120)
+                for note in timed:
+                    with conn.transaction(), conn.cursor() as cur:
+                        cur.executemany(UPSERT, note.rows)
+        except (psycopg.Error, threading.BrokenBarrierError) as exc:
+            errors.append(repr(exc))
+            barrier.abort()
+
+    threads = [threading.Thread(target=work, args=p, daemon=True) for p in parts]
+    for t in threads:
+        t.start()
+    barrier.wait(timeout=120)
+    started = time.perf_counter()
+    for t in threads:
+        t.join(timeout=600)
+    if errors or any(t.is_alive() for t in threads):
+        raise stack.BenchError(f"baseline failed: {errors[:3]}")
+    return time.perf_counter() - started
+
+
+def pct(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+def main() -> int:
+    load_before = os.getloadavg()[0]
+    t_build = time.perf_counter()
+    clients = [Client(i, storm.thread_storm(i, PER_CLIENT, SEED)) for i in range(CLIENTS)]
+    warm = [Client(i, storm.thread_storm(100 + i, WARMUP_BODIES, SEED)) for i in range(CLIENTS)]
+    print(f"storm built in {time.perf_counter() - t_build:.1f} s", flush=True)
+    tmp = Path(tempfile.mkdtemp(prefix="bench-e2e-"))
+    created: list[str] = []
+    web = worker = None
+    key_prefix = f"bench-e2e-{os.getpid()}:"
+    try:
+        for name in (CONSOLE_DB, BASELINE_DB):
+            stack.reset_database(name)
+            created.append(name)
+        stack.migrate([CONSOLE_DB, BASELINE_DB], tmp)
+        env = stack.console_env(
+            CONSOLE_DB, tmp / "var", CELERY_BROKER_URL=REDIS_URL, REDIS_URL=REDIS_URL,
+            CELERY_BROKER_KEY_PREFIX=key_prefix, LOG_LEVEL="INFO",
+        )  # fmt: skip
+        worker = stack.start_worker(
+            env, tmp / "worker.log", ["-Q", "default,actions", "--concurrency", "2", "-l", "info"]
+        )
+        port = stack.free_port()
+        args = ["-c", "python:console.gunicorn_conf", *WEB_ARGS]
+        args += ["--bind", f"127.0.0.1:{port}", "console.wsgi:application"]
+        web = stack.start_gunicorn(args, env, tmp / "web.log", port)
+
+        run_clients(warm, port, 60, lambda c: len(c.notes), {})
+        rss_before = stack.memory_kib(web.pid, "VmRSS")
+        rss_part = RSS_STORM_BODIES // CLIENTS
+        run_clients(clients, port, 120, lambda c: rss_part, {})
+        rss_after = stack.memory_kib(web.pid, "VmRSS")
+        untimed = [c.done for c in clients]
+        for c in clients:
+            c.sent.clear()
+
+        posted: dict[str, float] = {}
+        poller = Poller(CONSOLE_DB, posted)
+        poller.start()
+        wall = run_clients(clients, port, SECONDS, lambda c: len(c.notes), posted)
+        first = min(s.started for c in clients for s in c.sent)
+        sent_notes = [n for c in (*warm, *clients) for n in c.notes[: c.done]]
+        deadline = time.monotonic() + 60
+        while not rows_right(CONSOLE_DB, sent_notes) and time.monotonic() < deadline:
+            time.sleep(0.05)  # poll interval
+        right_at = time.perf_counter()
+        right = rows_right(CONSOLE_DB, sent_notes)
+        time.sleep(0.1)  # the poller's last round
+        poller.stop()
+        rss_end = stack.memory_kib(web.pid, "VmRSS")
+        peak_web = stack.memory_kib(web.pid)
+        peak_worker = stack.memory_kib(worker.pid)
+        stack.stop(web)
+        stack.stop(worker)
+        web = worker = None
+
+        timed_notes = [c.notes[u : c.done] for c, u in zip(clients, untimed, strict=True)]
+        parts = [
+            (w.notes[: w.done] + c.notes[:u], t)
+            for w, c, u, t in zip(warm, clients, untimed, timed_notes, strict=True)
+        ]
+        base_wall = baseline(parts)
+        same = stack.alert_rows_digest(CONSOLE_DB) == stack.alert_rows_digest(BASELINE_DB)
+        return report(
+            clients=clients, wall=wall, e2e=right_at - first, right=right and same,
+            poller=poller, posted=posted, base_wall=base_wall,
+            timed_alerts=sum(len(n) for n in timed_notes) * storm.ALERTS_PER_BODY,
+            rss=(rss_before, rss_after, rss_end), peaks=(peak_web, peak_worker),
+            logs=tmp, load=load_before,
+        )  # fmt: skip
+    finally:
+        for proc in (web, worker):
+            if proc is not None:
+                stack.stop(proc)
+        for name in created:
+            try:
+                stack.drop_database(name)
+            except psycopg.Error as exc:
+                print(f"warning: could not drop database {name}: {exc}", file=sys.stderr)
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def line(label: str, value: str) -> None:
+    print(f"  {label:<52}{value}")
+
+
+def report(
+    *, clients, wall, e2e, right, poller, posted, base_wall, timed_alerts, rss, peaks, logs, load
+):
+    sent = [s for c in clients for s in c.sent]
+    ok = [s for s in sent if 200 <= s.status < 300]
+    failures = [f for c in clients for f in c.failures]
+    mix = {k: sum(1 for s in ok if s.kind == k) for k in (storm.NEW, storm.REPEAT, storm.RESOLVE)}
+    alerts = len(ok) * storm.ALERTS_PER_BODY
+    e2e_rate = alerts / e2e
+    lags = [poller.seen[k] - t for k, t in posted.items() if k in poller.seen]
+    unseen = sum(1 for k in posted if k not in poller.seen)
+    base_rate = timed_alerts / base_wall
+    ratio = (alerts / wall) / base_rate
+    rss_before, rss_after, rss_end = rss
+    growth_mb = (rss_after - rss_before) * 1024 / 1e6
+    non_2xx = len(sent) - len(ok)
+    print()
+    print(
+        f"Storm (issue #14): {CLIENTS} clients x {SECONDS:.0f} s, {storm.ALERTS_PER_BODY}-alert "
+        f"bodies: {mix[storm.NEW]} new groups, {mix[storm.REPEAT]} unchanged repeats, "
+        f"{mix[storm.RESOLVE]} resolutions ({alerts} alerts)"
+    )
+    print(f"  ({os.cpu_count()} CPUs; 1-min load average {load:.1f} before the bench started)")
+    line("end-to-end alerts/s (first post -> every row right)", f"{e2e_rate:.0f}")
+    line("accepted requests/s", f"{len(ok) / wall:.1f}")
+    for kind in ("all", *mix):
+        ms = [s.latency * 1000 for s in ok if kind in ("all", s.kind)]
+        line(f"request p50 / p95, {kind} (ms)", f"{pct(ms, 0.5):.1f} / {pct(ms, 0.95):.1f}")
+    line("lag until the incident is visible p50 / p95 (s)", f"{pct(lags, 0.5):.3f} / "
+         f"{pct(lags, 0.95):.3f} (polled every {POLL_EVERY_S * 1000:.0f} ms)")  # fmt: skip
+    line("peak RSS web / worker (MiB, summed over processes)",
+         f"{peaks[0] / 1024:.0f} / {peaks[1] / 1024:.0f}")  # fmt: skip
+    line("web RSS warm / after 10k alerts / after the storm", f"{rss_before / 1024:.0f} / "
+         f"{rss_after / 1024:.0f} / {rss_end / 1024:.0f} MiB")  # fmt: skip
+    line("raw psycopg upsert of the same rows (alerts/s)", f"{base_rate:.0f}")
+    lag95 = pct(lags, 0.95)
+    targets = [
+        stack.Target("end-to-end alerts/s >= 10x Grafana OnCall (5,300)", f"{e2e_rate:.0f}",
+                     e2e_rate >= 5300, f"{e2e_rate / ONCALL_ALERTS_S:.1f}x OnCall's 523"),
+        stack.Target("lag p95 <= 0.2 s", f"{lag95:.3f} s", bool(lags) and lag95 <= 0.2
+                     and not unseen, f"{unseen} incidents never seen" if unseen else ""),
+        stack.Target("no non-2xx answer", f"{non_2xx} non-2xx, {len(failures)} failed",
+                     not non_2xx and not failures),
+        stack.Target("webhook ingest >= 0.5x raw psycopg upsert", f"{ratio:.2f}x", ratio >= 0.5),
+        stack.Target("web RSS after a 10k-alert storm <= +20 MB", f"{growth_mb:+.1f} MB",
+                     growth_mb <= 20),
+        stack.Target("rows equal the baseline's, incidents right", "yes" if right else "NO",
+                     right),
+    ]  # fmt: skip
+    stack.print_targets(targets)
+    for f in failures[:10]:
+        print(f"  failure: {f}")
+    if failures:
+        print("web log tail:\n" + stack.tail(logs / "web.log"))
+    return 0 if right and not failures and not non_2xx else 1
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except stack.BenchError as exc:
+        print(f"bench setup failed: {exc}", file=sys.stderr)
+        sys.exit(2)
+    except KeyboardInterrupt:
+        print("bench interrupted; cleaned up", file=sys.stderr)
+        sys.exit(130)
