@@ -1,6 +1,7 @@
 """Worker heartbeats, read-only: the workers write them (console.heartbeat)."""
 
 from django.contrib import admin
+from django.http import HttpRequest
 
 from console.models import WorkerHeartbeat
 
@@ -11,11 +12,11 @@ class WorkerHeartbeatAdmin(admin.ModelAdmin):
     search_fields = ("hostname",)
     readonly_fields = list_display
 
-    def has_add_permission(self, request) -> bool:
+    def has_add_permission(self, request: HttpRequest) -> bool:
         return False
 
-    def has_change_permission(self, request, obj=None) -> bool:
+    def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
         return False
 
-    def has_delete_permission(self, request, obj=None) -> bool:
+    def has_delete_permission(self, request: HttpRequest, obj=None) -> bool:
         return False

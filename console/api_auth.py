@@ -10,6 +10,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers
 from rest_framework.permissions import AllowAny
+from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -65,7 +66,7 @@ class ApiTokenApi(APIView):
             ),
         },
     )
-    def post(self, request):
+    def post(self, request: Request):
         form = ApiTokenCredentialsSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         django_request = request._request  # axes marks the lockout on the Django request

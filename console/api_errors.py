@@ -12,7 +12,7 @@ answers JSON 404 instead of the HTML page.
 """
 
 from django.db import DataError
-from django.http import JsonResponse
+from django.http import HttpRequest, JsonResponse
 from django.views.defaults import page_not_found
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
@@ -44,7 +44,7 @@ def exception_handler(exc, context):
     return drf_exception_handler(exc, context)
 
 
-def not_found(request, exception):
+def not_found(request: HttpRequest, exception):
     """handler404: JSON under /api/ (clients parse it), the HTML page elsewhere."""
     if request.path.startswith("/api/"):
         return JsonResponse({"detail": f"Nothing at {request.path[:200]}."}, status=404)

@@ -19,6 +19,7 @@ tables must add `AppendOnlyTriggers` again (tests/unit/test_append_only.py check
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any, NoReturn, TypeVar
 
 from django.db import models, router
 from django.db.migrations.operations.base import Operation
@@ -28,25 +29,29 @@ class AppendOnlyError(RuntimeError):
     """A change to a row of an append-only table was attempted through the ORM."""
 
 
-def _refuse(model: type[models.Model], what: str):
+_M = TypeVar("_M", bound=models.Model)
+
+
+def _refuse(model: type[models.Model], what: str) -> NoReturn:
     raise AppendOnlyError(f"{model.__name__} rows are append-only: {what} refused.")
 
 
-class AppendOnlyQuerySet(models.QuerySet):
-    def update(self, **kwargs):
+class AppendOnlyQuerySet(models.QuerySet[_M, _M]):
+    def update(self, **kwargs: Any) -> int:
         _refuse(self.model, "queryset update()")
 
-    update.alters_data = True
+    # Django's own markers on QuerySet.update/delete (templates never call them; a
+    # manager does not copy delete); function attributes the stubs do not declare.
+    update.alters_data = True  # type: ignore[attr-defined]
 
-    def delete(self):
+    def delete(self) -> tuple[int, dict[str, int]]:
         _refuse(self.model, "queryset delete()")
 
-    delete.alters_data = True
-    delete.queryset_only = True
+    delete.alters_data = True  # type: ignore[attr-defined]
+    delete.queryset_only = True  # type: ignore[attr-defined]
 
 
-class AppendOnlyManager(models.Manager.from_queryset(AppendOnlyQuerySet)):
-    pass
+AppendOnlyManager = models.Manager.from_queryset(AppendOnlyQuerySet)
 
 
 class AppendOnlyModel(models.Model):
@@ -55,12 +60,12 @@ class AppendOnlyModel(models.Model):
     class Meta:
         abstract = True
 
-    def save(self, *args, **kwargs):
+    def save(self, *args: Any, **kwargs: Any) -> None:
         if self.pk is not None and not kwargs.get("force_insert"):
             _refuse(type(self), "save() of a stored row")
         return super().save(*args, **kwargs)
 
-    def delete(self, *args, **kwargs):
+    def delete(self, *args: Any, **kwargs: Any) -> NoReturn:
         _refuse(type(self), "delete()")
 
 
@@ -151,7 +156,7 @@ class AppendOnlyTriggers(Operation):
         self.table, self.delete, self.columns = table, delete, tuple(columns)
 
     def deconstruct(self):
-        kwargs = {}
+        kwargs: dict[str, Any] = {}
         if not self.delete:
             kwargs["delete"] = False
         if self.columns:

@@ -1,11 +1,14 @@
+from typing import cast
+
 from django.conf import settings
+from django.http import HttpRequest
 from django.utils.functional import SimpleLazyObject
 
-from console.liveness import worker_banner_text, worker_liveness_get
+from console.liveness import WorkerLiveness, worker_banner_text, worker_liveness_get
 from console.roles import user_roles
 
 
-def console(request):
+def console(request: HttpRequest):
     user = getattr(request, "user", None)
     context = {
         "user_roles": user_roles(user) if user is not None else [],
@@ -16,5 +19,8 @@ def console(request):
         # once per response however often they are used.
         liveness = SimpleLazyObject(worker_liveness_get)
         context["worker_liveness"] = liveness
-        context["worker_banner"] = SimpleLazyObject(lambda: worker_banner_text(liveness))
+        # The lazy object stands in for the WorkerLiveness it wraps.
+        context["worker_banner"] = SimpleLazyObject(
+            lambda: worker_banner_text(cast(WorkerLiveness, liveness))
+        )
     return context

@@ -11,7 +11,7 @@ import logging
 
 from django.conf import settings
 from django.db import connection
-from django.http import JsonResponse
+from django.http import HttpRequest, JsonResponse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
@@ -23,7 +23,7 @@ log = logging.getLogger(__name__)
 
 @never_cache
 @require_GET
-def healthz(request):
+def healthz(request: HttpRequest):
     return JsonResponse({"status": "ok"})
 
 
@@ -56,7 +56,7 @@ def _workers(liveness: WorkerLiveness) -> dict:
 
 @never_cache
 @require_GET
-def readyz(request):
+def readyz(request: HttpRequest):
     problems = {"database": _check_database(), "broker": _check_broker()}
     failed = {k: v for k, v in problems.items() if v}
     if failed:
@@ -80,7 +80,7 @@ def readyz(request):
 
 @never_cache
 @require_GET
-def readyz_worker(request):
+def readyz_worker(request: HttpRequest):
     """200 while at least one worker has beaten within WORKER_HEARTBEAT_STALE_SECONDS."""
     try:
         liveness = worker_liveness_get()

@@ -9,7 +9,7 @@ from datetime import timedelta
 
 from axes.helpers import get_cool_off
 from django.conf import settings
-from django.http import HttpRequest, JsonResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.utils import timezone
 
@@ -36,6 +36,7 @@ def lockout_response(request: HttpRequest, original_response=None, credentials=N
         f"Too many failed logins for this username from your address. {when}, "
         "or ask a console admin to unlock it."
     )
+    response: HttpResponse
     if request.path.startswith(API_PREFIX):
         response = JsonResponse(
             {"detail": message, "code": "locked_out", "retry_after_seconds": seconds},

@@ -5,8 +5,10 @@ Finer checks (may this user resolve?) are made per action with user.has_perm(); 
 app names its permission strings once, in its own permissions module.
 """
 
+from django.contrib.auth.models import AnonymousUser, User
 from django.core.exceptions import PermissionDenied
 from rest_framework.permissions import BasePermission
+from rest_framework.request import Request
 
 from console.roles import has_any_role
 
@@ -14,7 +16,7 @@ from console.roles import has_any_role
 class HasConsoleRole(BasePermission):
     message = "You need a console role (viewer, responder, commander or admin)."
 
-    def has_permission(self, request, view) -> bool:
+    def has_permission(self, request: Request, view) -> bool:
         return bool(request.user and request.user.is_authenticated and has_any_role(request.user))
 
 
@@ -24,14 +26,14 @@ def require_perm(perm: str):
     class _Perm(BasePermission):
         message = f"Your role does not allow this ({perm})."
 
-        def has_permission(self, request, view) -> bool:
+        def has_permission(self, request: Request, view) -> bool:
             return bool(request.user and request.user.has_perm(perm))
 
     _Perm.__name__ = f"Require_{perm.replace('.', '_')}"
     return _Perm
 
 
-def require(actor, perm: str, what: str) -> None:
+def require(actor: User | AnonymousUser | None, perm: str, what: str) -> None:
     """PermissionDenied ("Your role does not allow you to <what>.") unless `actor` is a
     signed-in user holding `perm`; pages answer it 403, the API too."""
     if actor is None or not actor.is_authenticated or not actor.has_perm(perm):

@@ -1,5 +1,6 @@
 """Writes owned by the console app itself."""
 
+from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from rest_framework.authtoken.models import Token
@@ -8,7 +9,7 @@ from console.roles import has_any_role
 
 
 @transaction.atomic
-def api_token_issue(*, user) -> Token:
+def api_token_issue(*, user: User) -> Token:
     """The user's API token, made on first use. Only people with a console role get one:
     the API would refuse every call without it."""
     if not has_any_role(user):

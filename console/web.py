@@ -21,6 +21,7 @@ from django.urls import reverse
 from django_htmx.http import HttpResponseClientRedirect, reswap, retarget, trigger_client_event
 
 from console.errors import DomainError
+from console.http import HtmxRequest
 from console.roles import has_any_role
 
 NO_ROLE_MESSAGE = (
@@ -34,13 +35,13 @@ CHANGED_EVENT = "incident-changed"  # htmx event: the incident's alerts and time
 FLASH_CLEARED = '<div id="flash" hx-swap-oob="innerHTML"></div>'
 
 
-def flash(request, message: str, *, status: int) -> HttpResponse:
+def flash(request: HtmxRequest, message: str, *, status: int) -> HttpResponse:
     """An error for an htmx request: shown in the page's message area, nothing else swapped."""
     response = render(request, "incidents/_flash.html", {"flash_error": message}, status=status)
     return reswap(retarget(response, "#flash"), "innerHTML")
 
 
-def forbidden(request, message: str) -> HttpResponse:
+def forbidden(request: HtmxRequest, message: str) -> HttpResponse:
     if request.htmx:
         return flash(request, message, status=403)
     return render(request, "403.html", {"exception": message}, status=403)
@@ -51,7 +52,7 @@ def console_view(perm: str | None = None):
 
     def decorator(view: Callable) -> Callable:
         @wraps(view)
-        def wrapper(request, *args, **kwargs):
+        def wrapper(request: HtmxRequest, *args, **kwargs):
             if not request.user.is_authenticated:
                 if request.htmx:  # session expired under a polling page: reload to log in
                     here = request.htmx.current_url_abs_path or request.get_full_path()
@@ -71,7 +72,7 @@ def console_view(perm: str | None = None):
     return decorator
 
 
-def denied(request, exc: Exception) -> HttpResponse | None:
+def denied(request: HtmxRequest, exc: Exception) -> HttpResponse | None:
     """The part of a refusal's answer no page words its own way: the 403 page when the
     role does not allow it, the 404 page for a missing row. None for any other refusal,
     whose message the page shows (see `refused`)."""
@@ -82,7 +83,9 @@ def denied(request, exc: Exception) -> HttpResponse | None:
     return None
 
 
-def refused(request, exc: Exception, *, back: str = "", event: str = "") -> HttpResponse:
+def refused(
+    request: HtmxRequest, exc: Exception, *, back: str = "", event: str = ""
+) -> HttpResponse:
     """A service said no. Beyond `denied`: an htmx request gets the message as a flash
     (409, with the client event `event` when given, e.g. to refresh a stale part); a
     plain form post is redirected to `back` with the message waiting there (without a
@@ -97,7 +100,9 @@ def refused(request, exc: Exception, *, back: str = "", event: str = "") -> Http
     return redirect(back)
 
 
-def perform(request, call: Callable[[], object], *, done: str, back: str) -> HttpResponse:
+def perform(
+    request: HtmxRequest, call: Callable[[], object], *, done: str, back: str
+) -> HttpResponse:
     """Run one service call from a plain form: redirect to `back` with a message either way."""
     try:
         call()
