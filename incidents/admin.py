@@ -6,6 +6,7 @@ The timeline is append-only and webhook bodies are evidence: both are read-only 
 """
 
 from django.contrib import admin
+from django.http import HttpRequest
 
 from incidents.models import Alert, Incident, TimelineEvent, WebhookReceipt
 from incidents.timeline_kinds import timeline_kind_choices
@@ -20,7 +21,7 @@ class AlertInline(admin.TabularInline):
     can_delete = False
     ordering = ("-starts_at",)
 
-    def has_add_permission(self, request, obj=None) -> bool:
+    def has_add_permission(self, request: HttpRequest, obj=None) -> bool:
         return False
 
 
@@ -85,10 +86,10 @@ class IncidentAdmin(admin.ModelAdmin):
     )
     inlines = (AlertInline,)
 
-    def has_add_permission(self, request) -> bool:
+    def has_add_permission(self, request: HttpRequest) -> bool:
         return False  # incidents are opened by alerts
 
-    def has_delete_permission(self, request, obj=None) -> bool:
+    def has_delete_permission(self, request: HttpRequest, obj=None) -> bool:
         return False  # deleting would take the timeline (the audit record) with it
 
 
@@ -116,7 +117,7 @@ class AlertAdmin(admin.ModelAdmin):
         "receive_count",
     )
 
-    def has_add_permission(self, request) -> bool:
+    def has_add_permission(self, request: HttpRequest) -> bool:
         return False  # alerts come from Alertmanager
 
 
@@ -126,10 +127,10 @@ class TimelineKindFilter(admin.SimpleListFilter):
     title = "kind"
     parameter_name = "kind"
 
-    def lookups(self, request, model_admin):
+    def lookups(self, request: HttpRequest, model_admin):
         return timeline_kind_choices()
 
-    def queryset(self, request, queryset):
+    def queryset(self, request: HttpRequest, queryset):
         return queryset.filter(kind=self.value()) if self.value() else queryset
 
 
@@ -157,13 +158,13 @@ class TimelineEventAdmin(admin.ModelAdmin):
     def short_message(self, obj: TimelineEvent) -> str:
         return obj.message[:120]
 
-    def has_add_permission(self, request) -> bool:
+    def has_add_permission(self, request: HttpRequest) -> bool:
         return False
 
-    def has_change_permission(self, request, obj=None) -> bool:
+    def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
         return False
 
-    def has_delete_permission(self, request, obj=None) -> bool:
+    def has_delete_permission(self, request: HttpRequest, obj=None) -> bool:
         return False
 
 
@@ -184,12 +185,12 @@ class WebhookReceiptAdmin(admin.ModelAdmin):
     date_hierarchy = "received_at"
     raw_id_fields = ("replay_of",)
 
-    def get_queryset(self, request):
+    def get_queryset(self, request: HttpRequest):
         return super().get_queryset(request).defer("body", "body_raw")  # can be megabytes
 
-    def get_readonly_fields(self, request, obj=None):
+    def get_readonly_fields(self, request: HttpRequest, obj=None):
         # Raw bytes would show as a memoryview: the receipt page shows them escaped.
         return [f.name for f in self.model._meta.fields if f.name != "body_raw"]
 
-    def has_add_permission(self, request) -> bool:
+    def has_add_permission(self, request: HttpRequest) -> bool:
         return False

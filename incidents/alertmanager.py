@@ -18,6 +18,7 @@ import re
 import sys
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import Literal, overload
 
 MAX_LABEL_VALUE = 10_000
 _FRACTION = re.compile(r"\.(\d+)")
@@ -97,6 +98,10 @@ def labels_fingerprint(labels: dict[str, str]) -> str:
 
 
 # --- field parsers ----------------------------------------------------------------------
+@overload
+def parse_rfc3339(value: object, path: str, *, zero_ok: Literal[False] = False) -> datetime: ...
+@overload
+def parse_rfc3339(value: object, path: str, *, zero_ok: bool) -> datetime | None: ...
 def parse_rfc3339(value: object, path: str, *, zero_ok: bool = False) -> datetime | None:
     """A timestamp in the supported range, as UTC; with zero_ok, Go's zero time (year 1,
     any zone) is None."""
@@ -159,7 +164,7 @@ def _optional_str(obj: dict, key: str, path: str, *, max_len: int = 2000) -> str
 def _status(value: object, path: str) -> str:
     if value not in ("firing", "resolved"):
         raise PayloadError(path, f"expected 'firing' or 'resolved', got {value!r:.40}")
-    return value  # type: ignore[return-value]
+    return value
 
 
 def _parse_alert(raw: object, i: int) -> ParsedAlert:

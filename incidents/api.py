@@ -22,6 +22,7 @@ from console.api_base import (
     ConsoleApi,
     parse_body,
 )
+from console.http import AuthedApiRequest
 from console.permissions import HasConsoleRole, require_perm
 from incidents import permissions as perms
 from incidents import selectors, services
@@ -41,7 +42,7 @@ from incidents.serializers import (
 TAG = "incidents"
 
 
-def _detail_response(request, incident_id: int) -> Response:
+def _detail_response(request: AuthedApiRequest, incident_id: int) -> Response:
     incident = selectors.incident_get(incident_id=incident_id)
     context = {"request": request, "alerts": selectors.incident_alerts(incident_id=incident.pk)}
     return Response(IncidentDetailSerializer(incident, context=context).data)
@@ -62,7 +63,7 @@ class IncidentListApi(IncidentApi):
         parameters=[IncidentListQuerySerializer],
         responses={200: IncidentSerializer(many=True), **LIST_ERRORS},
     )
-    def get(self, request):
+    def get(self, request: AuthedApiRequest):
         query = IncidentListQuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
         incidents = selectors.incident_list(
@@ -82,7 +83,7 @@ class IncidentDetailApi(IncidentApi):
         summary="One incident with its alerts",
         responses={200: IncidentDetailSerializer, **ITEM_READ_ERRORS},
     )
-    def get(self, request, pk: int):
+    def get(self, request: AuthedApiRequest, pk: int):
         return _detail_response(request, pk)
 
 
@@ -98,7 +99,7 @@ class IncidentTimelineApi(IncidentApi):
         parameters=[TimelineQuerySerializer],
         responses={200: TimelineEventSerializer(many=True), 400: E400, **ITEM_READ_ERRORS},
     )
-    def get(self, request, pk: int):
+    def get(self, request: AuthedApiRequest, pk: int):
         query = TimelineQuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
         selectors.incident_get(incident_id=pk)  # 404 for a missing incident, not an empty list
@@ -141,7 +142,7 @@ class IncidentAcknowledgeApi(IncidentApi):
         None,
         errors=ITEM_WRITE_ERRORS,
     )
-    def post(self, request, pk: int):
+    def post(self, request: AuthedApiRequest, pk: int):
         services.incident_acknowledge(incident_id=pk, actor=request.user)
         return _detail_response(request, pk)
 
@@ -157,7 +158,7 @@ class IncidentMitigateApi(IncidentApi):
         "Mark mitigated: impact has stopped (responder)",
         ReasonInputSerializer,
     )
-    def post(self, request, pk: int):
+    def post(self, request: AuthedApiRequest, pk: int):
         data = parse_body(ReasonInputSerializer, request)
         services.incident_mitigate(incident_id=pk, actor=request.user, reason=data["reason"])
         return _detail_response(request, pk)
@@ -170,7 +171,7 @@ class IncidentResolveApi(IncidentApi):
     permission_classes = [HasConsoleRole, require_perm(perms.RESOLVE)]
 
     @_change_schema("incidents_resolve", "Resolve (commander)", ReasonInputSerializer)
-    def post(self, request, pk: int):
+    def post(self, request: AuthedApiRequest, pk: int):
         data = parse_body(ReasonInputSerializer, request)
         services.incident_resolve(incident_id=pk, actor=request.user, reason=data["reason"])
         return _detail_response(request, pk)
@@ -186,7 +187,7 @@ class IncidentReopenApi(IncidentApi):
     @_change_schema(
         "incidents_reopen", "Reopen a resolved incident (commander)", ReopenInputSerializer
     )
-    def post(self, request, pk: int):
+    def post(self, request: AuthedApiRequest, pk: int):
         data = parse_body(ReopenInputSerializer, request)
         services.incident_reopen(incident_id=pk, actor=request.user, reason=data["reason"])
         return _detail_response(request, pk)
@@ -205,7 +206,7 @@ class IncidentNoteApi(IncidentApi):
         status_code=201,
         response=TimelineEventSerializer,
     )
-    def post(self, request, pk: int):
+    def post(self, request: AuthedApiRequest, pk: int):
         data = parse_body(NoteInputSerializer, request)
         event = services.incident_note_add(incident_id=pk, actor=request.user, text=data["text"])
         return Response(TimelineEventSerializer(event).data, status=status.HTTP_201_CREATED)
@@ -224,7 +225,7 @@ class IncidentCommanderApi(IncidentApi):
         "Take command, assign the commander, or clear it",
         CommanderInputSerializer,
     )
-    def post(self, request, pk: int):
+    def post(self, request: AuthedApiRequest, pk: int):
         data = parse_body(CommanderInputSerializer, request)
         commander = data["commander"]
         services.incident_commander_set(

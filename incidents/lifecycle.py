@@ -8,6 +8,8 @@ Callers save both (one at a time from a button, in bulk from ingestion).
 from dataclasses import dataclass
 from datetime import datetime
 
+from django.contrib.auth.models import User
+
 from console.errors import DomainError
 from incidents.models import Incident, IncidentStatus, TimelineEvent, TimelineEventType
 
@@ -49,7 +51,7 @@ def apply_transition(
     to_status: str,
     *,
     at: datetime,
-    actor=None,
+    actor: User | None = None,
     source: str = "console",
     reason: str = "",
 ) -> tuple[Transition, TimelineEvent]:

@@ -1,8 +1,10 @@
 """Reads shared by the pages and the API, each a fixed number of queries."""
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import User
 from django.db.models import Count, Q, QuerySet
 
 from console.bounds import parse_id
@@ -28,7 +30,7 @@ class IncidentFilters:
     q: str = ""
 
     @classmethod
-    def from_params(cls, params) -> "IncidentFilters":
+    def from_params(cls, params: Mapping[str, str]) -> "IncidentFilters":
         status = (params.get("status") or "").strip()
         if status not in {*IncidentStatus.values, "open", ""}:
             status = ""
@@ -143,7 +145,7 @@ def webhook_receipt_replays(*, receipt_id: int) -> list[WebhookReceipt]:
     )
 
 
-def commander_candidates():
+def commander_candidates() -> QuerySet[User]:
     """Active users who may command (hold incidents.take_command), in one query."""
     perm = {"codename": "take_command", "content_type__app_label": "incidents"}
     return (

@@ -4,6 +4,8 @@ Output serializers render what the selectors return; input serializers check the
 of a request body only. Whether a change is allowed (role, state) is the services' call.
 """
 
+from typing import cast
+
 from django.contrib.auth import get_user_model
 from django.urls import reverse
 from drf_spectacular.types import OpenApiTypes
@@ -108,7 +110,8 @@ class IncidentDetailSerializer(IncidentSerializer):
 
     @extend_schema_field(AlertSerializer(many=True))
     def get_alerts(self, obj: Incident) -> list[dict]:
-        return AlertSerializer(self.context["alerts"], many=True).data
+        # many=True makes a ListSerializer, whose data is a list; the stubs cannot see it.
+        return cast(list[dict], AlertSerializer(self.context["alerts"], many=True).data)
 
 
 class TimelineEventSerializer(serializers.ModelSerializer):

@@ -11,6 +11,7 @@ import json
 from collections.abc import Callable
 
 from django.contrib import messages
+from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
 from django.http import Http404, HttpResponse
@@ -21,6 +22,7 @@ from django_htmx.http import trigger_client_event
 
 from console.bounds import parse_id
 from console.errors import DomainError
+from console.http import AuthedRequest
 from console.web import CHANGED_EVENT, FLASH_CLEARED, console_view, perform, refused
 from incidents import permissions as perms
 from incidents import selectors, services
@@ -45,7 +47,7 @@ S = IncidentStatus
 # --- incident list --------------------------------------------------------------------
 @require_GET
 @console_view(perms.VIEW)
-def incident_list(request):
+def incident_list(request: AuthedRequest):
     filters = selectors.IncidentFilters.from_params(request.GET)
     page = Paginator(selectors.incident_list(filters=filters), INCIDENTS_PER_PAGE).get_page(
         request.GET.get("page")
@@ -62,7 +64,7 @@ def incident_list(request):
 
 
 # --- incident detail and its partials -------------------------------------------------
-def _allowed_actions(user, incident) -> dict[str, bool]:
+def _allowed_actions(user: User, incident) -> dict[str, bool]:
     """The buttons to show: the user's permissions and the moves lifecycle.ALLOWED permits
     from this status with the button's own verb (so no "Acknowledge" on a mitigated
     incident: that move exists only as a re-trigger by alerts firing again)."""
@@ -99,7 +101,7 @@ def _version(incident) -> str:
     return hashlib.blake2s(repr(state).encode(), digest_size=8).hexdigest()
 
 
-def _header_context(request, incident) -> dict:
+def _header_context(request: AuthedRequest, incident) -> dict:
     actions = _allowed_actions(request.user, incident)
     return {
         "incident": incident,
@@ -131,7 +133,7 @@ def _timeline_context(incident_id: int) -> dict:
 
 @require_GET
 @console_view(perms.VIEW)
-def incident_detail(request, pk: int):
+def incident_detail(request: AuthedRequest, pk: int):
     incident = selectors.incident_get(incident_id=pk)
     context = {
         **_header_context(request, incident),
@@ -144,7 +146,7 @@ def incident_detail(request, pk: int):
 
 @require_GET
 @console_view(perms.VIEW)
-def incident_header(request, pk: int):
+def incident_header(request: AuthedRequest, pk: int):
     incident = selectors.incident_get(incident_id=pk)
     context = _header_context(request, incident)
     if request.GET.get("v") == context["version"]:
@@ -155,7 +157,7 @@ def incident_header(request, pk: int):
 
 @require_GET
 @console_view(perms.VIEW)
-def incident_alerts(request, pk: int):
+def incident_alerts(request: AuthedRequest, pk: int):
     return render(
         request, "incidents/_alerts.html", _alerts_context(selectors.incident_get(incident_id=pk))
     )
@@ -163,7 +165,7 @@ def incident_alerts(request, pk: int):
 
 @require_GET
 @console_view(perms.VIEW)
-def incident_timeline(request, pk: int):
+def incident_timeline(request: AuthedRequest, pk: int):
     after = parse_id(request.GET.get("after"))
     if after is not None and not (
         selectors.incident_timeline(incident_id=pk, after_id=after).exists()
@@ -173,7 +175,13 @@ def incident_timeline(request, pk: int):
 
 
 # --- incident actions (POST) ----------------------------------------------------------
-def _act(request, pk: int, call: Callable[[], object], done: str, htmx_partial: str = "header"):
+def _act(
+    request: AuthedRequest,
+    pk: int,
+    call: Callable[[], object],
+    done: str,
+    htmx_partial: str = "header",
+):
     try:
         call()
     except (PermissionDenied, DomainError) as exc:
@@ -196,13 +204,13 @@ def _act(request, pk: int, call: Callable[[], object], done: str, htmx_partial: 
     return trigger_client_event(response, CHANGED_EVENT)
 
 
-def _reason(request) -> str:
+def _reason(request: AuthedRequest) -> str:
     return request.POST.get("reason", "")
 
 
 @require_POST
 @console_view()
-def incident_acknowledge(request, pk: int):
+def incident_acknowledge(request: AuthedRequest, pk: int):
     def call():
         services.incident_acknowledge(incident_id=pk, actor=request.user)
 
@@ -211,7 +219,7 @@ def incident_acknowledge(request, pk: int):
 
 @require_POST
 @console_view()
-def incident_mitigate(request, pk: int):
+def incident_mitigate(request: AuthedRequest, pk: int):
     def call():
         services.incident_mitigate(incident_id=pk, actor=request.user, reason=_reason(request))
 
@@ -220,7 +228,7 @@ def incident_mitigate(request, pk: int):
 
 @require_POST
 @console_view()
-def incident_resolve(request, pk: int):
+def incident_resolve(request: AuthedRequest, pk: int):
     def call():
         services.incident_resolve(incident_id=pk, actor=request.user, reason=_reason(request))
 
@@ -229,7 +237,7 @@ def incident_resolve(request, pk: int):
 
 @require_POST
 @console_view()
-def incident_reopen(request, pk: int):
+def incident_reopen(request: AuthedRequest, pk: int):
     def call():
         services.incident_reopen(incident_id=pk, actor=request.user, reason=_reason(request))
 
@@ -238,7 +246,7 @@ def incident_reopen(request, pk: int):
 
 @require_POST
 @console_view()
-def incident_commander(request, pk: int):
+def incident_commander(request: AuthedRequest, pk: int):
     raw = request.POST.get("commander_id", "").strip()
 
     def call():
@@ -254,7 +262,7 @@ def incident_commander(request, pk: int):
 
 @require_POST
 @console_view()
-def incident_note(request, pk: int):
+def incident_note(request: AuthedRequest, pk: int):
     def call():
         services.incident_note_add(
             incident_id=pk, actor=request.user, text=request.POST.get("text", "")
@@ -266,7 +274,7 @@ def incident_note(request, pk: int):
 # --- webhook receipts -----------------------------------------------------------------
 @require_GET
 @console_view(perms.VIEW_RECEIPTS)
-def receipt_list(request):
+def receipt_list(request: AuthedRequest):
     outcome = request.GET.get("outcome", "")
     if outcome not in RECEIPT_FILTERS:
         outcome = ""
@@ -289,7 +297,7 @@ def _pretty_body(receipt) -> tuple[str, bool]:
 
 @require_GET
 @console_view(perms.VIEW_RECEIPTS)
-def receipt_detail(request, pk: int):
+def receipt_detail(request: AuthedRequest, pk: int):
     receipt = selectors.webhook_receipt_get(receipt_id=pk)
     if receipt is None:
         raise Http404(f"Webhook receipt #{pk} does not exist.")
@@ -306,7 +314,7 @@ def receipt_detail(request, pk: int):
 
 @require_GET
 @console_view(perms.VIEW_RECEIPTS)
-def receipt_body(request, pk: int):
+def receipt_body(request: AuthedRequest, pk: int):
     """The body exactly as received, as a download (never rendered by the browser)."""
     receipt = selectors.webhook_receipt_get(receipt_id=pk)
     if receipt is None:
@@ -318,7 +326,7 @@ def receipt_body(request, pk: int):
 
 @require_POST
 @console_view()
-def receipt_replay(request, pk: int):
+def receipt_replay(request: AuthedRequest, pk: int):
     return perform(
         request,
         lambda: services.webhook_receipt_replay_request(receipt_id=pk, actor=request.user),

@@ -12,7 +12,7 @@ import logging
 
 from django.conf import settings
 from django.db import DatabaseError, DataError, IntegrityError, InterfaceError, OperationalError
-from django.http import JsonResponse
+from django.http import HttpRequest, JsonResponse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_exempt
 
@@ -25,7 +25,7 @@ from incidents.webhook_body import BodyTooLarge, BodyUnreadable, read_body
 log = logging.getLogger(__name__)
 
 
-def _token_ok(request) -> bool:
+def _token_ok(request: HttpRequest) -> bool:
     expected = settings.ALERTMANAGER_TOKEN
     header = request.headers.get("Authorization", "")
     scheme, _, presented = header.partition(" ")
@@ -39,7 +39,7 @@ def _error(status: int, message: str, **extra) -> JsonResponse:
     return JsonResponse({"error": message, **extra}, status=status)
 
 
-def _meta(request, raw: bytes) -> ReceiptMeta:
+def _meta(request: HttpRequest, raw: bytes) -> ReceiptMeta:
     addr = request.META.get("REMOTE_ADDR") or ""
     try:
         ipaddress.ip_address(addr)
@@ -54,9 +54,9 @@ def _meta(request, raw: bytes) -> ReceiptMeta:
 
 @csrf_exempt  # machine-to-machine, authenticated by the bearer token, no cookies
 @never_cache
-def alertmanager_webhook(request):
+def alertmanager_webhook(request: HttpRequest):
     if request.method != "POST":  # JSON like every other answer (require_POST's is empty)
-        response = _error(405, f"only POST is allowed, not {request.method[:10]}")
+        response = _error(405, f"only POST is allowed, not {(request.method or '')[:10]}")
         response["Allow"] = "POST"
         return response
     if not _token_ok(request):

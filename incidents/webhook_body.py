@@ -10,6 +10,7 @@ import re
 
 from django.core.exceptions import RequestDataTooBig
 from django.core.handlers.wsgi import LimitedStream
+from django.http import HttpRequest
 
 _READ_SIZE = 64 * 1024
 _CHUNK_SIZE = re.compile(rb"[0-9A-Fa-f]{1,8}")
@@ -29,7 +30,7 @@ class BodyUnreadable(Exception):
         self.partial = partial
 
 
-def read_body(request, limit: int) -> bytes:
+def read_body(request: HttpRequest, limit: int) -> bytes:
     meta = request.META
     chunked = "chunked" in meta.get("HTTP_TRANSFER_ENCODING", "").lower()
     if not chunked:
@@ -48,7 +49,8 @@ def read_body(request, limit: int) -> bytes:
         return _read_to_end(stream.read, limit)
     if type(stream) is LimitedStream and getattr(stream, "_readline", None):
         # Django's development server hands us the socket capped at Content-Length (0).
-        return _dechunk(stream._read, stream._readline, limit)
+        # The raw socket readers, which LimitedStream keeps private (checked just above).
+        return _dechunk(stream._read, stream._readline, limit)  # type: ignore[attr-defined]
     raise BodyUnreadable("this server cannot read a chunked body; send Content-Length instead")
 
 

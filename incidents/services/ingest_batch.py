@@ -6,6 +6,7 @@ what the Batch changed, in bulk.
 
 from collections import defaultdict
 from datetime import datetime
+from typing import Any
 
 from django.conf import settings
 
@@ -30,8 +31,8 @@ class Batch:
         self.opened: list[int] = []
         self.reopened: list[int] = []
         self.mitigated: list[int] = []
-        self.fired: dict[int, list[dict]] = defaultdict(list)
-        self.resolved: dict[int, list[dict]] = defaultdict(list)
+        self.fired: dict[int, list[dict[str, Any]]] = defaultdict(list)
+        self.resolved: dict[int, list[dict[str, Any]]] = defaultdict(list)
         self.new_alerts: list[Alert] = []
         # Existing rows whose content changed, and re-sent rows where only the
         # "last received" bookkeeping moves (most of a storm): written differently.
@@ -43,7 +44,7 @@ class Batch:
         if incident.pk is not None:
             self.dirty_incidents[incident.pk] = incident
 
-    def event(self, incident: Incident, kind: str, message: str, payload: dict) -> None:
+    def event(self, incident: Incident, kind: str, message: str, payload: dict[str, Any]) -> None:
         self.events.append(
             TimelineEvent(
                 incident=incident,
@@ -74,7 +75,9 @@ class Batch:
         self.touch(incident)
         self.reopened.append(incident.pk)
 
-    def upsert_alert(self, alert: ParsedAlert, row: Alert | None, group: str, live) -> None:
+    def upsert_alert(
+        self, alert: ParsedAlert, row: Alert | None, group: str, live: Incident | None
+    ) -> None:
         """Merge one delivered alert into its row (new or existing)."""
         now = self.now
         if row is None:
@@ -167,6 +170,7 @@ class Batch:
 
     def settle(self, incident: Incident, firing: int) -> None:
         """All alerts resolved -> mitigated; firing again after mitigation -> back."""
+        to: str
         if firing == 0 and incident.status in (
             IncidentStatus.TRIGGERED,
             IncidentStatus.ACKNOWLEDGED,
@@ -184,7 +188,7 @@ class Batch:
         self.touch(incident)
 
 
-def _content(row: Alert) -> tuple:
+def _content(row: Alert) -> tuple[object, ...]:
     """What a person would see change on an alert (not the receive bookkeeping)."""
     return (
         row.status,

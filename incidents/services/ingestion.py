@@ -14,7 +14,8 @@ if one is open, or opens later within the reopen window.
 import logging
 from collections import defaultdict
 from dataclasses import dataclass, field
-from datetime import timedelta
+from datetime import datetime, timedelta
+from typing import Any
 
 from django.conf import settings
 from django.db import IntegrityError, OperationalError, transaction
@@ -42,6 +43,7 @@ from incidents.models import (
     WebhookReceipt,
 )
 from incidents.services.ingest_batch import Batch
+from incidents.services.timeline import timeline_announce
 
 log = logging.getLogger(__name__)
 
@@ -83,7 +85,7 @@ class ReceiptMeta:
     body_raw: bytes | None = None  # set when the bytes are not storable text
 
     @classmethod
-    def for_bytes(cls, raw: bytes, **kw) -> "ReceiptMeta":
+    def for_bytes(cls, raw: bytes, **kw: Any) -> "ReceiptMeta":
         """Valid UTF-8 without NUL is kept as text; anything else as the exact bytes."""
         try:
             text = raw.decode("utf-8")
@@ -103,7 +105,7 @@ class IngestResult:
     reopened: list[int] = field(default_factory=list)
     mitigated: list[int] = field(default_factory=list)
 
-    def as_response(self) -> dict:
+    def as_response(self) -> dict[str, Any]:
         return {
             "received": self.received,
             "incidents": self.incidents,
@@ -130,16 +132,19 @@ def alerts_ingest(*, payload: ParsedPayload, meta: ReceiptMeta) -> IngestResult:
     raise AssertionError("unreachable")
 
 
+AlertKey = tuple[str, datetime]  # (fingerprint, startsAt): one alert occurrence
+
+
 @dataclass
 class _Loaded:
-    existing: dict[tuple, Alert]
+    existing: dict[AlertKey, Alert]
     orphans: dict[str, list[Alert]]
     incidents: dict[int, Incident]
     open_by_group: dict[str, Incident]
     reopenable: dict[str, Incident]
 
 
-def _load(incoming: dict[tuple, ParsedAlert], group_keys: set[str], now) -> _Loaded:
+def _load(incoming: dict[AlertKey, ParsedAlert], group_keys: set[str], now: datetime) -> _Loaded:
     """Two locking reads: the alerts concerned (plus recent orphans of these groups),
     then the incidents concerned. Rows are locked in primary-key order."""
     cutoff = now - timedelta(seconds=settings.INCIDENT_REOPEN_WINDOW_SECONDS)
@@ -154,7 +159,7 @@ def _load(incoming: dict[tuple, ParsedAlert], group_keys: set[str], now) -> _Loa
     )
     orphan = Q(incident__isnull=True, grouping_key__in=group_keys, last_received_at__gte=cutoff)
     rows = Alert.objects.select_for_update().filter(known | orphan).order_by("pk")
-    existing: dict[tuple, Alert] = {}
+    existing: dict[AlertKey, Alert] = {}
     orphans: dict[str, list[Alert]] = defaultdict(list)
     for row in rows:
         key = (row.fingerprint, row.starts_at)
@@ -176,15 +181,18 @@ def _load(incoming: dict[tuple, ParsedAlert], group_keys: set[str], now) -> _Loa
     for inc in incidents.values():
         if inc.status != IncidentStatus.RESOLVED:
             open_by_group[inc.grouping_key] = inc
-        elif inc.grouping_key in group_keys and inc.resolved_at >= cutoff:
+        elif inc.grouping_key in group_keys and inc.resolved_at and inc.resolved_at >= cutoff:
             best = reopenable.get(inc.grouping_key)
-            if best is None or inc.resolved_at > best.resolved_at:
+            if best is None or best.resolved_at is None or inc.resolved_at > best.resolved_at:
                 reopenable[inc.grouping_key] = inc
     return _Loaded(existing, orphans, incidents, open_by_group, reopenable)
 
 
 def _groups_needing_incident(
-    incoming, fired: set[tuple], keys_of, loaded: _Loaded
+    incoming: dict[AlertKey, ParsedAlert],
+    fired: set[AlertKey],
+    keys_of: dict[AlertKey, str],
+    loaded: _Loaded,
 ) -> dict[str, ParsedAlert]:
     """Groups with a firing alert that no live incident holds yet, and the first such
     alert (it names the new incident). A re-sent alert of an incident a person has
@@ -206,7 +214,9 @@ def _groups_needing_incident(
     return wanted
 
 
-def _open_incidents(wanted, payload: ParsedPayload, loaded: _Loaded, batch: Batch) -> None:
+def _open_incidents(
+    wanted: dict[str, ParsedAlert], payload: ParsedPayload, loaded: _Loaded, batch: Batch
+) -> None:
     to_create: list[Incident] = []
     for group, alert in sorted(wanted.items()):
         if group in loaded.open_by_group:
@@ -273,6 +283,7 @@ def _ingest_once(payload: ParsedPayload, meta: ReceiptMeta) -> IngestResult:
             Incident.objects.bulk_update(list(batch.dirty_incidents.values()), _INCIDENT_FIELDS)
         if batch.events:
             TimelineEvent.objects.bulk_create(batch.events)
+            timeline_announce(batch.events)
     incident_ids = sorted({*batch.touched, *batch.opened, *batch.reopened})
     receipt = WebhookReceipt.objects.create(
         received_at=batch.now,

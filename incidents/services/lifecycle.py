@@ -5,6 +5,7 @@ and writes the change and its timeline event in one transaction.
 """
 
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 
@@ -29,7 +30,7 @@ def _clean_text(text: str, *, limit: int, what: str, required: bool) -> str:
 
 
 def _transition(
-    *, incident_id: int, actor, to: str, perm: str, what: str, reason: str = ""
+    *, incident_id: int, actor: User, to: str, perm: str, what: str, reason: str = ""
 ) -> Incident:
     require(actor, perm, what)
     reason = _clean_text(reason, limit=REASON_MAX_CHARS, what="reason", required=False)
@@ -43,7 +44,7 @@ def _transition(
 
 
 @transaction.atomic
-def incident_acknowledge(*, incident_id: int, actor) -> Incident:
+def incident_acknowledge(*, incident_id: int, actor: User) -> Incident:
     return _transition(
         incident_id=incident_id,
         actor=actor,
@@ -54,7 +55,7 @@ def incident_acknowledge(*, incident_id: int, actor) -> Incident:
 
 
 @transaction.atomic
-def incident_mitigate(*, incident_id: int, actor, reason: str = "") -> Incident:
+def incident_mitigate(*, incident_id: int, actor: User, reason: str = "") -> Incident:
     return _transition(
         incident_id=incident_id,
         actor=actor,
@@ -66,7 +67,7 @@ def incident_mitigate(*, incident_id: int, actor, reason: str = "") -> Incident:
 
 
 @transaction.atomic
-def incident_resolve(*, incident_id: int, actor, reason: str = "") -> Incident:
+def incident_resolve(*, incident_id: int, actor: User, reason: str = "") -> Incident:
     return _transition(
         incident_id=incident_id,
         actor=actor,
@@ -78,7 +79,7 @@ def incident_resolve(*, incident_id: int, actor, reason: str = "") -> Incident:
 
 
 @transaction.atomic
-def incident_reopen(*, incident_id: int, actor, reason: str) -> Incident:
+def incident_reopen(*, incident_id: int, actor: User, reason: str) -> Incident:
     require(actor, perms.REOPEN, "reopen incidents")
     reason = _clean_text(reason, limit=REASON_MAX_CHARS, what="reason", required=True)
     incident = incident_for_update(incident_id=incident_id)
@@ -105,7 +106,7 @@ def incident_reopen(*, incident_id: int, actor, reason: str) -> Incident:
 
 
 @transaction.atomic
-def incident_note_add(*, incident_id: int, actor, text: str) -> TimelineEvent:
+def incident_note_add(*, incident_id: int, actor: User, text: str) -> TimelineEvent:
     require(actor, perms.ADD_NOTE, "add notes")
     text = _clean_text(text, limit=NOTE_MAX_CHARS, what="note", required=True)
     incident = incident_for_update(incident_id=incident_id)
@@ -120,7 +121,7 @@ def incident_note_add(*, incident_id: int, actor, text: str) -> TimelineEvent:
 
 
 @transaction.atomic
-def incident_commander_set(*, incident_id: int, actor, commander_id: int | None) -> Incident:
+def incident_commander_set(*, incident_id: int, actor: User, commander_id: int | None) -> Incident:
     """Take command (anyone who may, when nobody holds it) or assign it (commanders)."""
     incident = incident_for_update(incident_id=incident_id)
     taking_free_seat = commander_id == actor.pk and incident.commander_id is None

@@ -1,9 +1,10 @@
 """The webhook receipt log: dead letters, replays after a fix, and retention."""
 
 import logging
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from django.conf import settings
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 
@@ -13,6 +14,7 @@ from incidents import permissions as perms
 from incidents.alertmanager import PayloadError, parse_body
 from incidents.models import ReceiptOutcome, TimelineEvent, TimelineEventType, WebhookReceipt
 from incidents.services.ingestion import IngestResult, ReceiptMeta, alerts_ingest
+from incidents.services.timeline import timeline_announce
 
 log = logging.getLogger(__name__)
 
@@ -42,7 +44,7 @@ def webhook_receipt_record(
     )
 
 
-def webhook_receipt_replay_request(*, receipt_id: int, actor) -> WebhookReceipt:
+def webhook_receipt_replay_request(*, receipt_id: int, actor: User) -> WebhookReceipt:
     """Queue a dead-lettered body for another try (after fixing the cause)."""
     require(actor, perms.REPLAY_RECEIPTS, "replay webhook bodies")
     receipt = WebhookReceipt.objects.filter(pk=receipt_id).first()
@@ -77,7 +79,7 @@ def webhook_receipt_replay(*, receipt_id: int, actor_id: int | None = None) -> W
     result: IngestResult = alerts_ingest(payload=payload, meta=meta)
     replayed = WebhookReceipt.objects.get(pk=result.receipt_id)
     with transaction.atomic():
-        TimelineEvent.objects.bulk_create(
+        events = TimelineEvent.objects.bulk_create(
             TimelineEvent(
                 incident_id=incident_id,
                 kind=TimelineEventType.WEBHOOK_REPLAYED,
@@ -89,10 +91,11 @@ def webhook_receipt_replay(*, receipt_id: int, actor_id: int | None = None) -> W
             )
             for incident_id in result.incidents
         )
+        timeline_announce(events)
     return replayed
 
 
-def webhook_receipts_prune(*, now=None) -> int:
+def webhook_receipts_prune(*, now: datetime | None = None) -> int:
     """Delete accepted bodies past retention; dead letters are kept four times longer."""
     now = now or timezone.now()
     days = settings.WEBHOOK_RECEIPT_RETENTION_DAYS
