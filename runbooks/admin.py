@@ -3,18 +3,19 @@ through runbooks/actions/services.py and the worker (which write the audit log a
 timeline); the audit log and the revisions are evidence."""
 
 from django.contrib import admin
+from django.http import HttpRequest
 
 from runbooks.actions.models import ActionRun, ActionRunEvent, ConfigRevision
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):
-    def has_add_permission(self, request, obj=None) -> bool:
+    def has_add_permission(self, request: HttpRequest, obj=None) -> bool:
         return False
 
-    def has_change_permission(self, request, obj=None) -> bool:
+    def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
         return False
 
-    def has_delete_permission(self, request, obj=None) -> bool:
+    def has_delete_permission(self, request: HttpRequest, obj=None) -> bool:
         return False
 
 
@@ -25,7 +26,7 @@ class ActionRunEventInline(admin.TabularInline):
     extra = 0
     can_delete = False
 
-    def has_add_permission(self, request, obj=None) -> bool:
+    def has_add_permission(self, request: HttpRequest, obj=None) -> bool:
         return False
 
 

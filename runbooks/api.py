@@ -4,6 +4,7 @@ from drf_spectacular.utils import extend_schema
 from rest_framework.response import Response
 
 from console.api_base import ITEM_READ_ERRORS, ConsoleApi
+from console.http import AuthedApiRequest
 from console.permissions import HasConsoleRole, require_perm
 from incidents import selectors
 from incidents.permissions import VIEW
@@ -26,6 +27,6 @@ class IncidentTriageApi(ConsoleApi):
         summary="Live triage of an incident",
         responses={200: TriageSerializer, **ITEM_READ_ERRORS},
     )
-    def get(self, request, pk: int):
+    def get(self, request: AuthedApiRequest, pk: int):
         result = incident_triage(incident=selectors.incident_get(incident_id=pk))
         return Response(TriageSerializer(triage_data(result)).data)

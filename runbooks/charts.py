@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from functools import partial
 from typing import Any
 
 from django.utils import timezone
@@ -117,12 +118,12 @@ def _series(data: dict[str, Any], title: str) -> tuple[dict[str, Any], ...]:
 def _chart(signal: Signal, labels: dict[str, Any], window, down: list[str]) -> Chart:
     start, end, step = window
     needs = missing(signal.promql, labels)
-    base = {"id": signal.id, "title": signal.title, "unit": signal.unit}
+    base = partial(Chart, signal.id, signal.title, signal.unit)
     if needs:
-        return Chart(**base, promql=signal.promql, message="needs label " + ", ".join(needs))
+        return base(promql=signal.promql, message="needs label " + ", ".join(needs))
     promql = fill_promql(signal.promql, labels)
     if down:
-        return Chart(**base, promql=promql, message=down[0])
+        return base(promql=promql, message=down[0])
     try:
         data = prometheus.query_range(
             promql, start=start.timestamp(), end=end.timestamp(), step=step
@@ -130,10 +131,10 @@ def _chart(signal: Signal, labels: dict[str, Any], window, down: list[str]) -> C
     except prometheus.PrometheusUnavailable as exc:
         if " answered 4" not in exc.message:  # Prometheus itself is down: stop asking
             down.append(exc.message)
-        return Chart(**base, promql=promql, message=exc.message)
+        return base(promql=promql, message=exc.message)
     series = _series(data or {}, signal.title)
     message = "" if any(s["x"] for s in series) else "the query returned no data"
-    return Chart(**base, promql=promql, series=series, message=message)
+    return base(promql=promql, series=series, message=message)
 
 
 def incident_charts(*, incident: Incident, tail: timedelta = timedelta(0)) -> IncidentCharts:

@@ -127,8 +127,8 @@ def _promql(f: Fields, value: Any, path: str) -> tuple[str, tuple[str, ...]]:
     text = f.text(value, path)
     if unknown := ph.unknown_in(text):
         raise f.error(path, _unknown_msg(unknown))
-    for problem in ph.promql_problems(text):
-        raise f.error(path, problem)
+    for found in ph.promql_problems(text):
+        raise f.error(path, found)
     if problem := bracket_problem(text):
         raise f.error(path, problem)
     return text, ph.names_in(text)

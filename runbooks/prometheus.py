@@ -132,8 +132,8 @@ def single_value(data: dict[str, Any]) -> tuple[float | None, str]:
     if kind == "scalar" and isinstance(result, list) and len(result) == 2:
         return _number(result[1]), ""
     if kind == "vector" and isinstance(result, list):
-        values = [_number(s.get("value", [None, None])[1]) for s in result]
-        values = [v for v in values if v is not None]
+        read = [_number(s.get("value", [None, None])[1]) for s in result]
+        values = [v for v in read if v is not None]
         if not values:
             return None, ""
         numbers = [v for v in values if not math.isnan(v)]

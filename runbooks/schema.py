@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.apps import apps
+from django.db.models import Field
 
 from incidents.models import Severity
 from runbooks.actions.kinds import KINDS
@@ -40,8 +41,9 @@ def action_item_choices(field_name: str) -> tuple[str, ...]:
     "priority"): a runbook's long-term items become its suggested action items. Asked of
     the app registry, not imported: postmortems sits above runbooks, which never imports
     it."""
-    model = apps.get_model("postmortems", "ActionItem")
-    return tuple(value for value, _ in model._meta.get_field(field_name).choices)
+    field = apps.get_model("postmortems", "ActionItem")._meta.get_field(field_name)
+    assert isinstance(field, Field)
+    return tuple(str(value) for value, _ in field.flatchoices)
 
 
 class CatalogError(ValueError):

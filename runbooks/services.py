@@ -5,6 +5,7 @@ timeline through incidents' own services (runbooks imports incidents, never the 
 
 from __future__ import annotations
 
+from django.contrib.auth.models import User
 from django.db import transaction
 
 from console.errors import DomainError
@@ -34,7 +35,7 @@ def _first_sentence(text: str) -> str:
 
 
 @transaction.atomic
-def runbook_change(*, incident_id: int, actor, slug: str) -> Incident:
+def runbook_change(*, incident_id: int, actor: User, slug: str) -> Incident:
     """Point the incident at a catalogue runbook; the change goes on the timeline."""
     require(actor, RESPOND, "change the incident's runbook")
     slug = (slug or "").strip()
@@ -48,7 +49,7 @@ def runbook_change(*, incident_id: int, actor, slug: str) -> Incident:
     return incident_runbook_set(incident_id=incident_id, actor=actor, slug=slug)
 
 
-def diagnosis_confirm(*, incident_id: int, actor) -> TimelineEvent:
+def diagnosis_confirm(*, incident_id: int, actor: User) -> TimelineEvent:
     """Run the triage now and record its branch and every check's value on the timeline.
 
     Not one transaction around the whole: the triage asks Prometheus over the network
@@ -77,7 +78,7 @@ def diagnosis_confirm(*, incident_id: int, actor) -> TimelineEvent:
 
 
 @transaction.atomic
-def runbook_step_check(*, incident_id: int, actor, step: str) -> TimelineEvent:
+def runbook_step_check(*, incident_id: int, actor: User, step: str) -> TimelineEvent:
     """Check off one stepper step of the incident's current runbook, once."""
     require(actor, RESPOND, "check off runbook steps")
     if step not in RUNBOOK_STEPS:

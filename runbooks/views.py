@@ -22,6 +22,7 @@ from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import trigger_client_event
 
 from console.errors import DomainError
+from console.http import AuthedRequest
 from console.web import CHANGED_EVENT, FLASH_CLEARED, console_view, refused
 from incidents.models import Incident, TimelineEvent
 from incidents.permissions import VIEW
@@ -132,7 +133,7 @@ def _get_runbook(slug: str) -> Runbook:
 # --- pages ----------------------------------------------------------------------------
 @require_GET
 @console_view(VIEW)
-def catalogue(request):
+def catalogue(request: AuthedRequest):
     catalog = load_catalog()
     groups = [
         (category, [rb for rb in catalog.all() if rb.category == name])
@@ -144,7 +145,7 @@ def catalogue(request):
 
 @require_GET
 @console_view(VIEW)
-def categories(request):
+def categories(request: AuthedRequest):
     catalog = load_catalog()
     groups = [
         (category, [rb for rb in catalog.all() if rb.category == name])
@@ -155,7 +156,7 @@ def categories(request):
 
 @require_GET
 @console_view(VIEW)
-def runbook_detail(request, slug: str):
+def runbook_detail(request: AuthedRequest, slug: str):
     runbook = _get_runbook(slug)
     category = load_catalog().categories.get(runbook.category)
     context = {
@@ -177,7 +178,7 @@ def _steps_done(incident: Incident, runbook_slug: str) -> set[str]:
     return {p.get("step") for p in payloads if p.get("runbook") == runbook_slug}
 
 
-def _triage_context(request, incident: Incident) -> dict[str, Any]:
+def _triage_context(request: AuthedRequest, incident: Incident) -> dict[str, Any]:
     alerts = incident_alerts_firing_first(incident)  # one query serves triage and labels
     result = incident_triage(incident=incident, alerts=alerts)
     catalog = load_catalog()
@@ -235,7 +236,7 @@ def _evaluated(moment) -> str:
 
 @require_GET
 @console_view(VIEW)
-def incident_triage_partial(request, pk: int):
+def incident_triage_partial(request: AuthedRequest, pk: int):
     incident = incident_get(incident_id=pk)
     context = _triage_context(request, incident)
     context["version"] = triage_version(context)
@@ -248,7 +249,7 @@ def incident_triage_partial(request, pk: int):
     return render(request, "runbooks/_triage.html", context)
 
 
-def _act(request, pk: int, call, done: str):
+def _act(request: AuthedRequest, pk: int, call, done: str):
     """Run one service; htmx gets the re-rendered triage partial and the timeline is told
     to refresh, a plain form post goes back to the incident page."""
     incident_get(incident_id=pk)
@@ -269,7 +270,7 @@ def _act(request, pk: int, call, done: str):
 
 @require_POST
 @console_view(RESPOND)
-def incident_runbook_change(request, pk: int):
+def incident_runbook_change(request: AuthedRequest, pk: int):
     slug = request.POST.get("slug", "")
 
     def call():
@@ -280,7 +281,7 @@ def incident_runbook_change(request, pk: int):
 
 @require_POST
 @console_view(RESPOND)
-def incident_diagnosis_confirm(request, pk: int):
+def incident_diagnosis_confirm(request: AuthedRequest, pk: int):
     def call():
         services.diagnosis_confirm(incident_id=pk, actor=request.user)
 
@@ -289,7 +290,7 @@ def incident_diagnosis_confirm(request, pk: int):
 
 @require_POST
 @console_view(RESPOND)
-def incident_step_check(request, pk: int, step: str):
+def incident_step_check(request: AuthedRequest, pk: int, step: str):
     def call():
         services.runbook_step_check(incident_id=pk, actor=request.user, step=step)
 
@@ -299,7 +300,7 @@ def incident_step_check(request, pk: int, step: str):
 
 @require_GET
 @console_view(VIEW)
-def incident_signals_partial(request, pk: int):
+def incident_signals_partial(request: AuthedRequest, pk: int):
     incident = incident_get(incident_id=pk)
     charts = incident_charts(incident=incident)
     items = [

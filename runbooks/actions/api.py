@@ -10,6 +10,7 @@ from rest_framework.response import Response
 
 from console.api_base import ITEM_READ_ERRORS, LIST_ERRORS, WRITE_ERRORS, ConsoleApi, parse_body
 from console.errors import NotFound
+from console.http import AuthedApiRequest
 from console.permissions import HasConsoleRole, require_perm
 from incidents import selectors as incident_selectors
 from runbooks.actions import selectors, services
@@ -55,7 +56,7 @@ class ActionRunListApi(ActionRunApi):
         parameters=[ActionListQuerySerializer],
         responses={200: ActionRunSerializer(many=True), **LIST_ERRORS},
     )
-    def get(self, request):
+    def get(self, request: AuthedApiRequest):
         query = ActionListQuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
         runs = selectors.action_run_list(
@@ -81,7 +82,7 @@ class IncidentActionsApi(IncidentActionApi):
         summary="The incident's action runs",
         responses={200: ActionRunSerializer(many=True), **ITEM_READ_ERRORS},
     )
-    def get(self, request, pk: int):
+    def get(self, request: AuthedApiRequest, pk: int):
         incident_selectors.incident_get(incident_id=pk)  # 404, not an empty list
         runs = selectors.incident_action_runs(incident_id=pk)
         return Response(ActionRunSerializer(runs, many=True).data)
@@ -96,7 +97,7 @@ class IncidentActionsApi(IncidentActionApi):
             **WRITE_ERRORS,
         },
     )
-    def post(self, request, pk: int):
+    def post(self, request: AuthedApiRequest, pk: int):
         data = parse_body(ActionRequestSerializer, request)
         run, created = services.action_run_request(
             incident_id=pk,
@@ -121,7 +122,7 @@ class IncidentActionPreviewApi(IncidentActionApi):
         request=ActionPreviewInputSerializer,
         responses={200: ActionPreviewSerializer, **WRITE_ERRORS},
     )
-    def post(self, request, pk: int):
+    def post(self, request: AuthedApiRequest, pk: int):
         data = parse_body(ActionPreviewInputSerializer, request)
         preview = services.action_run_preview(
             incident_id=pk, actor=request.user, kind=data["kind"], params=data["params"]
@@ -140,7 +141,7 @@ class ActionRunDetailApi(ActionRunApi):
         summary="One action run",
         responses={200: ActionRunDetailSerializer, **ITEM_READ_ERRORS},
     )
-    def get(self, request, pk: int):
+    def get(self, request: AuthedApiRequest, pk: int):
         return _run_response(pk)
 
 
@@ -156,7 +157,7 @@ def _decision_view(name: str, perm: str, summary: str, doc: str, call):
             request=DecisionInputSerializer,
             responses={200: ActionRunDetailSerializer, **WRITE_ERRORS},
         )
-        def post(self, request, pk: int):
+        def post(self, request: AuthedApiRequest, pk: int):
             data = parse_body(DecisionInputSerializer, request)
             run = call(run_id=pk, actor=request.user, note=data["note"])
             return _run_response(run.pk)
@@ -201,7 +202,7 @@ class ActionRunUndoApi(ActionRunApi):
         request=UndoInputSerializer,
         responses={201: ActionRunDetailSerializer, **WRITE_ERRORS},
     )
-    def post(self, request, pk: int):
+    def post(self, request: AuthedApiRequest, pk: int):
         data = parse_body(UndoInputSerializer, request)
         run = services.action_run_undo(
             run_id=pk, actor=request.user, idempotency_key=data["idempotency_key"]

@@ -3,12 +3,13 @@ move together, in the caller's transaction."""
 
 from __future__ import annotations
 
+from django.contrib.auth.models import User
 from django.utils import timezone
 
-from incidents.models import TimelineEventType
 from incidents.services import incident_event_record
 from runbooks.actions.models import ActionRun, ActionRunEvent
 from runbooks.actions.transitions import check_move
+from runbooks.timeline_kinds import ACTION
 
 TIMELINE_MAX = 1_900  # incidents caps timeline messages at 2,000 characters
 
@@ -21,7 +22,7 @@ def run_record(
     run: ActionRun,
     *,
     message: str,
-    actor=None,
+    actor: User | None = None,
     to: str | None = None,
     payload: dict | None = None,
     timeline: bool = True,
@@ -53,7 +54,7 @@ def run_record(
             text = text[: TIMELINE_MAX - 1] + "…"
         incident_event_record(
             incident_id=run.incident_id,
-            kind=TimelineEventType.ACTION,
+            kind=ACTION,
             message=text,
             payload={**payload, "status": run.status},
             actor=actor,

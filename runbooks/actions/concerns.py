@@ -50,10 +50,13 @@ def open_incidents_about(
             output_field=IntegerField(),
         )
     )
+    alerts = Alert.objects.filter(
+        incident__status__in=OPEN_STATUSES, incident__severity__in=severities
+    )
+    if exclude_incident_id is not None:
+        alerts = alerts.exclude(incident_id=exclude_incident_id)
     rows = (
-        Alert.objects.filter(incident__status__in=OPEN_STATUSES, incident__severity__in=severities)
-        .exclude(incident_id=exclude_incident_id)
-        .filter(reduce(or_, matches))
+        alerts.filter(reduce(or_, matches))
         .values("incident_id", "incident__severity")
         .annotate(subject=first_match)
         .order_by("incident__severity", "incident_id")[:limit]

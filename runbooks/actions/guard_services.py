@@ -10,29 +10,33 @@ request runs, never to approve them, so an undo that needs approval waits for a 
 from __future__ import annotations
 
 import logging
-from datetime import timedelta
+from collections.abc import Callable
+from datetime import datetime, timedelta
+from typing import Any
 
 import requests
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import Permission
+from django.contrib.auth.models import Permission, User
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.utils import timezone
 
 from console.errors import DomainError
+from incidents.models import Alert, Incident
 from incidents.services import incident_event_record
 from runbooks.actions import guard
 from runbooks.actions.guard_models import GuardOutcome, GuardVerdict, GuardWatch
 from runbooks.actions.kinds import kind_for
 from runbooks.actions.models import ActionRun, ActionRunStatus, ConfigRevision
+from runbooks.schema import Guard, Runbook
 from runbooks.timeline_kinds import ACTION
 
 log = logging.getLogger(__name__)
 MESSAGE_MAX = 1_900
 
 
-def guard_user():
+def guard_user() -> User:
     """The guard's own account: no password, may request runs and nothing else."""
     User = get_user_model()
     username = settings.GUARD_USERNAME
@@ -48,7 +52,7 @@ def guard_user():
     return user
 
 
-def _timeline(watch: GuardWatch, message: str, **payload) -> None:
+def _timeline(watch: GuardWatch, message: str, **payload: Any) -> None:
     text = message if len(message) <= MESSAGE_MAX else message[: MESSAGE_MAX - 1] + "…"
     incident_event_record(
         incident_id=watch.incident_id,
@@ -74,7 +78,7 @@ def _schedule(watch: GuardWatch, seconds: float) -> None:
     )
 
 
-def _window(runbook_guard) -> tuple[int, int]:
+def _window(runbook_guard: Guard) -> tuple[int, int]:
     # 0 (the default) keeps the runbook's own window and interval.
     window = int(settings.GUARD_WINDOW_SECONDS or runbook_guard.window_seconds)
     interval = int(settings.GUARD_INTERVAL_SECONDS or runbook_guard.interval_seconds)
@@ -88,7 +92,17 @@ def _duration(seconds: int) -> str:
     return f"{minutes} min" + (f" {rest} s" if rest else "")
 
 
-def _start(*, incident, runbook, labels: dict, subject: str, changed_at, run=None, revision=None):
+def _start(
+    *,
+    incident: Incident,
+    runbook: Runbook,
+    labels: dict[str, Any],
+    subject: str,
+    changed_at: datetime,
+    run: ActionRun | None = None,
+    revision: ConfigRevision | None = None,
+) -> GuardWatch:
+    assert runbook.guard is not None  # the callers start a watch only for a guarded runbook
     window, interval = _window(runbook.guard)
     watch = GuardWatch.objects.create(
         incident=incident,
@@ -176,7 +190,12 @@ def guard_watch_start_for_revision(*, revision: ConfigRevision) -> GuardWatch | 
     )
 
 
-def _runbook(slug, incident, alerts, incident_runbook):
+def _runbook(
+    slug: str,
+    incident: Incident,
+    alerts: list[Alert],
+    incident_runbook: Callable[[Incident, list[Alert]], Runbook | None],
+) -> Runbook | None:
     from runbooks.catalog import load_catalog
 
     return load_catalog().get(slug) if slug else incident_runbook(incident, alerts)
@@ -206,7 +225,7 @@ def guard_watch_evaluate(*, watch_id: int) -> GuardWatch | None:
 
 
 @transaction.atomic
-def _record(watch_id: int, verdict: str, specs: list[dict], error: str) -> bool:
+def _record(watch_id: int, verdict: str, specs: list[dict[str, Any]], error: str) -> bool:
     watch = GuardWatch.objects.select_for_update().get(pk=watch_id)
     if watch.verdict != GuardVerdict.WATCHING:
         return False
@@ -299,7 +318,7 @@ def _remedy(watch_id: int) -> GuardWatch:
 
 
 def _not_undoable(watch: GuardWatch) -> str:
-    if watch.run_id:
+    if watch.run is not None:
         return f"{watch.run.kind} cannot be undone"
     return "the console has no earlier revision to restore"
 
@@ -308,20 +327,22 @@ def _request_undo(watch: GuardWatch) -> ActionRun | None:
     from runbooks.actions.services import action_run_request, action_run_undo
 
     key = f"guard-{watch.pk}-undo"
-    if watch.run_id:
+    if watch.run is not None:
         if not kind_for(watch.run.kind).undoable:
             return None
         done = watch.run.blocking_undo()
         if done is not None:
             return done  # someone was quicker; that undo is the remedy
-        return action_run_undo(run_id=watch.run_id, actor=guard_user(), idempotency_key=key)
+        return action_run_undo(run_id=watch.run.pk, actor=guard_user(), idempotency_key=key)
+    revision = watch.revision
+    assert revision is not None  # a watch guards either a run or a ConfigMap revision
     previous = (
         ConfigRevision.objects.filter(
-            namespace=watch.revision.namespace,
-            name=watch.revision.name,
-            captured_at__lt=watch.revision.captured_at,
+            namespace=revision.namespace,
+            name=revision.name,
+            captured_at__lt=revision.captured_at,
         )
-        .exclude(data=watch.revision.data)
+        .exclude(data=revision.data)
         .first()
     )
     if previous is None:
@@ -331,8 +352,8 @@ def _request_undo(watch: GuardWatch) -> ActionRun | None:
         actor=guard_user(),
         kind="rollback_router_config",
         params={
-            "namespace": watch.revision.namespace,
-            "configmap": watch.revision.name,
+            "namespace": revision.namespace,
+            "configmap": revision.name,
             "revision": str(previous.pk),
         },
         idempotency_key=key,

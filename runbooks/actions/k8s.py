@@ -237,13 +237,13 @@ def kube_api(kubeconfig: str | os.PathLike | None = None) -> KubeApi:
         if not file.is_absolute():
             file = Path(settings.BASE_DIR) / file
         try:
-            version = (file.stat().st_mtime_ns, os.getpid())
+            version: tuple[int, ...] = (file.stat().st_mtime_ns, os.getpid())
         except OSError:
             raise NotConfigured(
                 f"Kubernetes is not configured: KUBECONFIG={file} does not exist "
                 "(start the simulator, or point KUBECONFIG at your cluster's kubeconfig)"
             ) from None
-        key: tuple = ("file", str(file))
+        key: tuple[str, ...] = ("file", str(file))
 
         def load(cfg):
             config.load_kube_config(config_file=str(file), client_configuration=cfg)

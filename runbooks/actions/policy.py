@@ -12,6 +12,7 @@ groups). The requester never approves their own run.
 from __future__ import annotations
 
 from django.conf import settings
+from django.contrib.auth.models import User
 
 from runbooks.actions.concerns import open_incidents_about
 from runbooks.permissions import APPROVE_ACTION
@@ -63,7 +64,7 @@ def approval_required(
     return True, (why if len(why) <= room else why[: room - 1] + "…") + then
 
 
-def can_decide(actor, run) -> tuple[bool, str]:
+def can_decide(actor: User, run) -> tuple[bool, str]:
     """Whether `actor` may approve or reject `run`, and if not, why (shown to them)."""
     if actor is None or not actor.is_authenticated:
         return False, "Sign in to approve."
@@ -77,7 +78,7 @@ def can_decide(actor, run) -> tuple[bool, str]:
     return True, ""
 
 
-def can_cancel(actor, run) -> bool:
+def can_cancel(actor: User, run) -> bool:
     if actor is None or not actor.is_authenticated:
         return False
     return run.requested_by_id == actor.pk or actor.has_perm(APPROVE_ACTION)

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from django.contrib.auth.models import User
+
 from console.errors import DomainError
 from console.permissions import require
 from incidents.models import Incident
@@ -106,7 +108,7 @@ def _plan_now(action, clean: dict, incident: Incident) -> tuple[dict, dict, str]
 
 
 def action_run_preview(
-    *, incident_id: int, actor, kind: str, params: dict, incident: Incident | None = None
+    *, incident_id: int, actor: User, kind: str, params: dict, incident: Incident | None = None
 ) -> Preview:
     """What a run would do now: current state -> desired, the server's dry run, whether it
     needs approval and whether the target is busy. Reads Kubernetes (with timeouts); a

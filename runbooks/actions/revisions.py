@@ -135,7 +135,7 @@ def revision_lookup(
         raise ParamError(
             "revision", "Use before_incident, previous or a revision number (e.g. 12)."
         )
-    row = rows.filter(pk=int(spec)).first()
-    if row is None:
+    found = rows.filter(pk=int(spec)).first()
+    if found is None:
         raise ParamError("revision", f"Revision {spec} of {namespace}/{name} does not exist.")
-    return _as_revision(row)
+    return _as_revision(found)

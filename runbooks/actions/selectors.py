@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from django.db.models import Prefetch, QuerySet
@@ -20,7 +21,7 @@ class RunFilters:
     requested_by: str = ""
 
     @classmethod
-    def from_params(cls, params) -> RunFilters:
+    def from_params(cls, params: Mapping[str, str]) -> RunFilters:
         return cls(
             incident=parse_id(params.get("incident")),
             status=(params.get("status") or "").strip(),

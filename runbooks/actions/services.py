@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Any
 
+from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied
 from django.db import IntegrityError, transaction
 from django.utils import timezone
@@ -50,7 +52,7 @@ def _check_key(key: str) -> str:
     return key
 
 
-def _replay(actor, key: str, kind: str, params: dict) -> ActionRun | None:
+def _replay(actor: User, key: str, kind: str, params: dict[str, Any]) -> ActionRun | None:
     """The run this key already made, if any (a double click or a retried API call)."""
     run = ActionRun.objects.filter(requested_by=actor, idempotency_key=key).first()
     if run is None:
@@ -67,9 +69,9 @@ def _replay(actor, key: str, kind: str, params: dict) -> ActionRun | None:
 def action_run_request(
     *,
     incident_id: int,
-    actor,
+    actor: User,
     kind: str,
-    params: dict,
+    params: dict[str, Any],
     idempotency_key: str,
     runbook: str = "",
     undo_of: ActionRun | None = None,
@@ -187,7 +189,7 @@ VERDICTS = {
 
 
 @transaction.atomic
-def action_run_decide(*, run_id: int, actor, verdict: str, note: str = "") -> ActionRun:
+def action_run_decide(*, run_id: int, actor: User, verdict: str, note: str = "") -> ActionRun:
     """A second person approves or rejects a run awaiting approval."""
     decision = VERDICTS.get(verdict)
     if decision is None:
@@ -212,16 +214,16 @@ def action_run_decide(*, run_id: int, actor, verdict: str, note: str = "") -> Ac
     return run
 
 
-def action_run_approve(*, run_id: int, actor, note: str = "") -> ActionRun:
+def action_run_approve(*, run_id: int, actor: User, note: str = "") -> ActionRun:
     return action_run_decide(run_id=run_id, actor=actor, verdict="approve", note=note)
 
 
-def action_run_reject(*, run_id: int, actor, note: str = "") -> ActionRun:
+def action_run_reject(*, run_id: int, actor: User, note: str = "") -> ActionRun:
     return action_run_decide(run_id=run_id, actor=actor, verdict="reject", note=note)
 
 
 @transaction.atomic
-def action_run_cancel(*, run_id: int, actor, note: str = "") -> ActionRun:
+def action_run_cancel(*, run_id: int, actor: User, note: str = "") -> ActionRun:
     """Withdraw a run that has not started. A running write is not interrupted: stopping
     half way would leave the object in a state nobody planned."""
     run = _locked(run_id)
@@ -242,7 +244,7 @@ def action_run_cancel(*, run_id: int, actor, note: str = "") -> ActionRun:
     return run
 
 
-def action_run_undo(*, run_id: int, actor, idempotency_key: str) -> ActionRun:
+def action_run_undo(*, run_id: int, actor: User, idempotency_key: str) -> ActionRun:
     """Request a new run of the same kind that restores the state saved before `run`."""
     require(actor, REQUEST_ACTION, "request actions")
     run = ActionRun.objects.filter(pk=run_id).first()

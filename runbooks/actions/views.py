@@ -18,6 +18,7 @@ from django_htmx.http import reswap, trigger_client_event
 from django_htmx.http import retarget as retarget_to
 
 from console.errors import DomainError
+from console.http import AuthedRequest
 from console.web import CHANGED_EVENT, FLASH_CLEARED, console_view, denied, flash, refused
 from incidents.models import Incident
 from incidents.selectors import incident_get
@@ -41,7 +42,7 @@ def _run(run_id: int):
     return run
 
 
-def _card_context(request, run) -> dict:
+def _card_context(request: AuthedRequest, run) -> dict:
     can_decide, decide_why = policy.can_decide(request.user, run)
     guard = selectors.run_guard(run)
     return {
@@ -65,7 +66,7 @@ def _card_context(request, run) -> dict:
     }
 
 
-def _panel(request, incident: Incident, *, retarget: bool = False) -> HttpResponse:
+def _panel(request: AuthedRequest, incident: Incident, *, retarget: bool = False) -> HttpResponse:
     runs = selectors.incident_action_runs(incident_id=incident.pk)
     context = {
         "incident": incident,
@@ -84,13 +85,13 @@ def _panel(request, incident: Incident, *, retarget: bool = False) -> HttpRespon
 
 @require_GET
 @console_view(VIEW_ACTIONS)
-def incident_actions_partial(request, pk: int):
+def incident_actions_partial(request: AuthedRequest, pk: int):
     return _panel(request, incident_get(incident_id=pk))
 
 
 @require_GET
 @console_view(VIEW_ACTIONS)
-def run_card(request, run_id: int):
+def run_card(request: AuthedRequest, run_id: int):
     run = _run(run_id)
     response = render(request, "runbooks/actions/_card.html", _card_context(request, run))
     if not run.is_active:
@@ -99,7 +100,16 @@ def run_card(request, run_id: int):
     return response
 
 
-def _dialog(request, incident, *, kind: str, params: dict, title: str, why: str = "", error=""):
+def _dialog(
+    request: AuthedRequest,
+    incident,
+    *,
+    kind: str,
+    params: dict,
+    title: str,
+    why: str = "",
+    error="",
+):
     preview = None
     if not error:
         try:
@@ -132,7 +142,7 @@ def _dialog(request, incident, *, kind: str, params: dict, title: str, why: str 
 
 @require_GET
 @console_view(REQUEST_ACTION)
-def action_confirm(request, pk: int):
+def action_confirm(request: AuthedRequest, pk: int):
     """The confirmation for one of the runbook's recommended actions, parameters filled
     from the incident's alert labels on the server (the client only says which one)."""
     incident = incident_get(incident_id=pk)
@@ -152,7 +162,7 @@ def action_confirm(request, pk: int):
 
 @require_POST
 @console_view(REQUEST_ACTION)
-def action_confirm_update(request, pk: int):
+def action_confirm_update(request: AuthedRequest, pk: int):
     """Re-preview with the parameters the responder edited in the dialog."""
     incident = incident_get(incident_id=pk)
     kind = request.POST.get("kind", "")
@@ -164,7 +174,7 @@ def action_confirm_update(request, pk: int):
 
 @require_POST
 @console_view(REQUEST_ACTION)
-def action_request(request, pk: int):
+def action_request(request: AuthedRequest, pk: int):
     incident = incident_get(incident_id=pk)
     kind = request.POST.get("kind", "")
     params = coerce_params(request.POST)
@@ -196,7 +206,7 @@ def action_request(request, pk: int):
     return _panel(request, incident, retarget=True)
 
 
-def _decide(request, run_id: int, call, **kwargs):
+def _decide(request: AuthedRequest, run_id: int, call, **kwargs):
     try:
         call(run_id=run_id, actor=request.user, **kwargs)
     except (PermissionDenied, DomainError) as exc:
@@ -210,25 +220,25 @@ def _decide(request, run_id: int, call, **kwargs):
 
 @require_POST
 @console_view(APPROVE_ACTION)
-def run_approve(request, run_id: int):
+def run_approve(request: AuthedRequest, run_id: int):
     return _decide(request, run_id, services.action_run_approve, note=request.POST.get("note", ""))
 
 
 @require_POST
 @console_view(APPROVE_ACTION)
-def run_reject(request, run_id: int):
+def run_reject(request: AuthedRequest, run_id: int):
     return _decide(request, run_id, services.action_run_reject, note=request.POST.get("note", ""))
 
 
 @require_POST
 @console_view(REQUEST_ACTION)
-def run_cancel(request, run_id: int):
+def run_cancel(request: AuthedRequest, run_id: int):
     return _decide(request, run_id, services.action_run_cancel, note=request.POST.get("note", ""))
 
 
 @require_POST
 @console_view(REQUEST_ACTION)
-def run_undo(request, run_id: int):
+def run_undo(request: AuthedRequest, run_id: int):
     try:
         undo = services.action_run_undo(
             run_id=run_id,
@@ -244,7 +254,7 @@ def run_undo(request, run_id: int):
 
 @require_GET
 @console_view(VIEW_ACTIONS)
-def action_list(request):
+def action_list(request: AuthedRequest):
     filters = selectors.RunFilters.from_params(request.GET)
     page = Paginator(selectors.action_run_list(filters=filters), RUNS_PER_PAGE).get_page(
         request.GET.get("page")
@@ -262,6 +272,6 @@ def action_list(request):
 
 @require_GET
 @console_view(VIEW_ACTIONS)
-def action_run_page(request, run_id: int):
+def action_run_page(request: AuthedRequest, run_id: int):
     run = _run(run_id)
     return render(request, "runbooks/actions/run.html", _card_context(request, run))

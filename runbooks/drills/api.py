@@ -17,6 +17,7 @@ from console.api_base import (
     parse_body,
 )
 from console.errors import NotFound
+from console.http import AuthedApiRequest
 from console.permissions import HasConsoleRole, require_perm
 from runbooks.drills import selectors, services
 from runbooks.drills.serializers import (
@@ -71,7 +72,7 @@ class DrillPlanListApi(DrillPlanApi):
         summary="List drill plans",
         responses={200: DrillPlanSerializer(many=True), **READ_ERRORS},
     )
-    def get(self, request):
+    def get(self, request: AuthedApiRequest):
         return Response(DrillPlanSerializer(selectors.drill_plans(), many=True).data)
 
     @extend_schema(
@@ -80,7 +81,7 @@ class DrillPlanListApi(DrillPlanApi):
         request=DrillPlanInputSerializer,
         responses={201: DrillPlanSerializer, 400: E400, 409: E409_TARGET, **READ_ERRORS},
     )
-    def post(self, request):
+    def post(self, request: AuthedApiRequest):
         plan = services.drill_plan_create(
             actor=request.user, **parse_body(DrillPlanInputSerializer, request)
         )
@@ -96,7 +97,7 @@ class DrillPlanDetailApi(DrillPlanApi):
         summary="A drill plan",
         responses={200: DrillPlanSerializer, **ITEM_READ_ERRORS},
     )
-    def get(self, request, pk: int):
+    def get(self, request: AuthedApiRequest, pk: int):
         plan = self.found(selectors.drill_plan_get(plan_id=pk), pk)
         return Response(DrillPlanSerializer(plan).data)
 
@@ -112,7 +113,7 @@ class DrillPlanStartApi(DrillPlanApi):
         request=None,
         responses={201: DrillRunDetailSerializer, **ITEM_WRITE_ERRORS},
     )
-    def post(self, request, pk: int):
+    def post(self, request: AuthedApiRequest, pk: int):
         run = services.drill_start(plan_id=pk, actor=request.user)
         return _run_response(run.pk, status.HTTP_201_CREATED)
 
@@ -127,7 +128,7 @@ class DrillRunListApi(DrillRunApi):
         parameters=[DrillRunQuerySerializer],
         responses={200: DrillRunSerializer(many=True), 400: E400, **READ_ERRORS},
     )
-    def get(self, request):
+    def get(self, request: AuthedApiRequest):
         query = DrillRunQuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
         runs = selectors.drill_runs(**query.validated_data)
@@ -143,7 +144,7 @@ class DrillRunDetailApi(DrillRunApi):
         summary="A drill run",
         responses={200: DrillRunDetailSerializer, **ITEM_READ_ERRORS},
     )
-    def get(self, request, pk: int):
+    def get(self, request: AuthedApiRequest, pk: int):
         return _run_response(pk)
 
 
@@ -158,7 +159,7 @@ class DrillRunStopApi(DrillRunApi):
         request=DrillStopInputSerializer,
         responses={200: DrillRunDetailSerializer, 400: E400, **ITEM_WRITE_ERRORS},
     )
-    def post(self, request, pk: int):
+    def post(self, request: AuthedApiRequest, pk: int):
         body = parse_body(DrillStopInputSerializer, request)
         services.drill_stop(run_id=pk, actor=request.user, reason=body["reason"])
         return _run_response(pk)

@@ -95,6 +95,7 @@ def _link(run: DrillRun) -> None:
 
 def _stop_reason(run: DrillRun) -> str:
     plan = run.plan_snapshot
+    assert run.injected_at is not None  # a running drill's fault was injected
     if timezone.now() - run.injected_at >= timedelta(seconds=plan["max_duration_seconds"]):
         return f"automatic stop: the drill reached its maximum of {plan['max_duration_seconds']} s"
     if plan.get("stop_on_real_sev1", True):
@@ -122,7 +123,7 @@ def drill_run_check(*, run_id: int) -> DrillRun | None:
         run.save(update_fields=["status", "stop_reason"])
         drill_run_record(run, "stop_requested", reason, incident_too=True)
         return _finish(run, reason)
-    if run.incident_id and run.incident.status in RECOVERED:
+    if run.incident is not None and run.incident.status in RECOVERED:
         return _finish(run, f"recovered: incident #{run.incident_id} is {run.incident.status}")
     return run
 
@@ -157,7 +158,7 @@ def _finish(run: DrillRun, reason: str) -> DrillRun:
         run, "cleared", message, payload={"cleared": cleared, "restored": restored},
         incident_too=True,
     )  # fmt: skip
-    if run.incident_id:
+    if run.incident is not None:
         run.incident.refresh_from_db()
     scorecard = drill_scorecard(run=run, ended_reason=reason)
     run.status, run.ended_at = DrillRunStatus.FINISHED, timezone.now()

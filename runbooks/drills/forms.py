@@ -21,4 +21,6 @@ class DrillPlanForm(forms.Form):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["runbook"].choices = [(rb.slug, rb.slug) for rb in load_catalog().all()]
+        runbook = self.fields["runbook"]
+        assert isinstance(runbook, forms.ChoiceField)
+        runbook.choices = [(rb.slug, rb.slug) for rb in load_catalog().all()]

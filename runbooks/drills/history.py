@@ -3,6 +3,7 @@ incident, on that incident's timeline too."""
 
 from __future__ import annotations
 
+from django.contrib.auth.models import User
 from django.urls import reverse
 from django.utils import timezone
 
@@ -12,7 +13,13 @@ from runbooks.timeline_kinds import DRILL
 
 
 def drill_run_record(
-    run: DrillRun, kind: str, message: str, *, actor=None, payload=None, incident_too=False
+    run: DrillRun,
+    kind: str,
+    message: str,
+    *,
+    actor: User | None = None,
+    payload=None,
+    incident_too=False,
 ) -> DrillRunEvent:
     """Runs inside the caller's transaction, so the step and the change commit together."""
     payload = dict(payload or {})

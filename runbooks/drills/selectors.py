@@ -3,6 +3,8 @@ checklist asks `drill_last_passed`). Each runs a fixed number of queries."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.db.models import QuerySet
 
 from runbooks.drills.models import DrillPlan, DrillRun, DrillRunStatus
@@ -21,7 +23,7 @@ def drill_last_passed(*, namespace: str, lws: str, runbook: str | None = None) -
     return qs.order_by("-ended_at", "-id").first()
 
 
-def runbook_drill_summary(*, runbook: str) -> dict:
+def runbook_drill_summary(*, runbook: str) -> dict[str, Any]:
     """For the runbook page: its last passed run, its last run and its plans. Three
     queries."""
     runs = _runs().filter(runbook=runbook)

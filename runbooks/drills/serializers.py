@@ -8,7 +8,7 @@ from rest_framework import serializers
 from runbooks.drills.adapters import ADAPTERS, SIMULATOR_FAULTS
 from runbooks.drills.models import DrillPlan, DrillRun, DrillRunEvent
 
-SECONDS = {"min_value": 10, "max_value": 86400}
+SECONDS_MIN, SECONDS_MAX = 10, 86400
 
 
 class DrillPlanSerializer(serializers.ModelSerializer):
@@ -35,10 +35,18 @@ class DrillPlanInputSerializer(serializers.Serializer):
     expected_branch = serializers.CharField(
         max_length=100, required=False, allow_blank=True, default=""
     )
-    max_duration_seconds = serializers.IntegerField(default=1800, **SECONDS)
-    detect_within_seconds = serializers.IntegerField(default=300, **SECONDS)
-    acknowledge_within_seconds = serializers.IntegerField(default=300, **SECONDS)
-    recover_within_seconds = serializers.IntegerField(default=1200, **SECONDS)
+    max_duration_seconds = serializers.IntegerField(
+        default=1800, min_value=SECONDS_MIN, max_value=SECONDS_MAX
+    )
+    detect_within_seconds = serializers.IntegerField(
+        default=300, min_value=SECONDS_MIN, max_value=SECONDS_MAX
+    )
+    acknowledge_within_seconds = serializers.IntegerField(
+        default=300, min_value=SECONDS_MIN, max_value=SECONDS_MAX
+    )
+    recover_within_seconds = serializers.IntegerField(
+        default=1200, min_value=SECONDS_MIN, max_value=SECONDS_MAX
+    )
     stop_on_real_sev1 = serializers.BooleanField(default=True)
 
 

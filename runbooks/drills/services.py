@@ -3,6 +3,10 @@
 
 from __future__ import annotations
 
+from datetime import datetime
+from typing import Any
+
+from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
@@ -27,11 +31,11 @@ SECONDS_MIN, SECONDS_MAX = 10, 24 * 3600
 TITLE_MAX, REASON_MAX = 200, 300
 
 
-def require_drill_role(actor, what: str) -> None:
+def require_drill_role(actor: User, what: str) -> None:
     require(actor, RUN_DRILL, what)
 
 
-def drill_target_check(*, namespace: str, lws: str) -> dict:
+def drill_target_check(*, namespace: str, lws: str) -> dict[str, str]:
     """Read the LeaderWorkerSet from Kubernetes and refuse it unless it carries the drill
     label. Returns the labels read (evidence)."""
     try:
@@ -50,9 +54,9 @@ def drill_target_check(*, namespace: str, lws: str) -> dict:
     return labels
 
 
-def _seconds(name: str, value) -> int:
+def _seconds(name: str, value: Any) -> int:
     try:
-        number = int(value)
+        number = int(value)  # a form's or the API's value: int, str or junk
     except (TypeError, ValueError):
         raise DomainError(f"{name}: a whole number of seconds.", code="invalid") from None
     if not SECONDS_MIN <= number <= SECONDS_MAX:
@@ -66,7 +70,7 @@ def _seconds(name: str, value) -> int:
 @transaction.atomic
 def drill_plan_create(
     *,
-    actor,
+    actor: User,
     runbook: str,
     title: str,
     namespace: str,
@@ -124,7 +128,7 @@ def drill_plan_create(
     )  # fmt: skip
 
 
-def plan_snapshot(plan: DrillPlan) -> dict:
+def plan_snapshot(plan: DrillPlan) -> dict[str, Any]:
     fields = (
         "id", "runbook", "title", "namespace", "lws", "adapter", "fault", "expected_branch",
         "max_duration_seconds", "stop_on_real_sev1", "detect_within_seconds",
@@ -133,7 +137,9 @@ def plan_snapshot(plan: DrillPlan) -> dict:
     return {f: getattr(plan, f) for f in fields}
 
 
-def real_sev1_open(*, since=None, exclude_id: int | None = None) -> Incident | None:
+def real_sev1_open(
+    *, since: datetime | None = None, exclude_id: int | None = None
+) -> Incident | None:
     qs = Incident.objects.filter(is_drill=False, severity=Severity.SEV1, status__in=OPEN_STATUSES)
     if since is not None:
         qs = qs.filter(triggered_at__gte=since)
@@ -148,7 +154,7 @@ def busy_message(run: DrillRun) -> str:
     )
 
 
-def drill_start(*, plan_id: int, actor) -> DrillRun:
+def drill_start(*, plan_id: int, actor: User) -> DrillRun:
     """Start a drill: check the target's label again, refuse while a real SEV1 is open
     (when the plan stops on one), then record the run; the worker injects the fault once
     this commits."""
@@ -189,7 +195,7 @@ def drill_start(*, plan_id: int, actor) -> DrillRun:
 
 
 @transaction.atomic
-def drill_stop(*, run_id: int, actor, reason: str = "") -> DrillRun:
+def drill_stop(*, run_id: int, actor: User, reason: str = "") -> DrillRun:
     """Ask for the drill to stop now: the worker clears the fault, restores the baseline
     and scores the run."""
     require_drill_role(actor, "stop drills")

@@ -11,6 +11,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from console.errors import DomainError
+from console.http import AuthedRequest
 from console.web import console_view, denied, forbidden, refused
 from runbooks.catalog import load_catalog
 from runbooks.drills import selectors, services
@@ -20,11 +21,11 @@ from runbooks.permissions import RUN_DRILL, VIEW_DRILLS
 POLL_SECONDS = 2
 
 
-def _can_run(request) -> bool:
+def _can_run(request: AuthedRequest) -> bool:
     return request.user.has_perm(RUN_DRILL)
 
 
-def _list_page(request, form, status=200):
+def _list_page(request: AuthedRequest, form, status=200):
     context = {
         "plans": selectors.drill_plans(),
         "runs": selectors.drill_runs(limit=20),
@@ -37,7 +38,7 @@ def _list_page(request, form, status=200):
 
 @require_http_methods(["GET", "POST"])
 @console_view(VIEW_DRILLS)
-def drill_list(request):
+def drill_list(request: AuthedRequest):
     if request.method == "GET":
         initial = {"runbook": request.GET.get("runbook", ""), "fault": request.GET.get("runbook")}
         return _list_page(request, DrillPlanForm(initial=initial))
@@ -52,14 +53,15 @@ def drill_list(request):
         if (response := denied(request, exc)) is not None:
             return response
         form.add_error(None, str(exc))
-        return _list_page(request, form, status=409 if exc.code == "unavailable" else 400)
+        unavailable = isinstance(exc, DomainError) and exc.code == "unavailable"
+        return _list_page(request, form, status=409 if unavailable else 400)
     messages.success(request, f"Planned: {plan.title}.")
     return redirect("runbooks:drill-plan", plan_id=plan.pk)
 
 
 @require_GET
 @console_view(VIEW_DRILLS)
-def drill_plan_page(request, plan_id: int):
+def drill_plan_page(request: AuthedRequest, plan_id: int):
     plan = selectors.drill_plan_get(plan_id=plan_id)
     if plan is None:
         raise Http404(f"Drill plan #{plan_id} does not exist.")
@@ -73,7 +75,7 @@ def drill_plan_page(request, plan_id: int):
 
 @require_POST
 @console_view(VIEW_DRILLS)
-def drill_plan_start(request, plan_id: int):
+def drill_plan_start(request: AuthedRequest, plan_id: int):
     try:
         run = services.drill_start(plan_id=plan_id, actor=request.user)
     except (PermissionDenied, DomainError) as exc:
@@ -81,7 +83,7 @@ def drill_plan_start(request, plan_id: int):
     return redirect("runbooks:drill-run", run_id=run.pk)
 
 
-def _run_context(request, run_id: int) -> dict:
+def _run_context(request: AuthedRequest, run_id: int) -> dict:
     run = selectors.drill_run_get(run_id=run_id)
     if run is None:
         raise Http404(f"Drill run #{run_id} does not exist.")
@@ -90,19 +92,19 @@ def _run_context(request, run_id: int) -> dict:
 
 @require_GET
 @console_view(VIEW_DRILLS)
-def drill_run_page(request, run_id: int):
+def drill_run_page(request: AuthedRequest, run_id: int):
     return render(request, "runbooks/drills/run.html", _run_context(request, run_id))
 
 
 @require_GET
 @console_view(VIEW_DRILLS)
-def drill_run_card(request, run_id: int):
+def drill_run_card(request: AuthedRequest, run_id: int):
     return render(request, "runbooks/drills/_run_card.html", _run_context(request, run_id))
 
 
 @require_POST
 @console_view(VIEW_DRILLS)
-def drill_run_stop(request, run_id: int):
+def drill_run_stop(request: AuthedRequest, run_id: int):
     try:
         services.drill_stop(
             run_id=run_id, actor=request.user, reason=request.POST.get("reason", "")

@@ -114,7 +114,7 @@ class CordonNode(ActionKind):
             if lws_group(p) and not terminating(p)
         ]
         leaders = []
-        for lws, group in sorted({lws_group(p) for p in on_node}):
+        for lws, group in sorted({g for p in on_node if (g := lws_group(p))}):
             name = leader_name(lws, group)
             try:
                 leader = api.get_pod(namespace, name)
@@ -128,7 +128,7 @@ class CordonNode(ActionKind):
     def plan(self, current: Snapshot, params: dict, ctx: Context) -> Plan:
         name = params["node"]
         if not params["cordon"]:
-            desired = {"unschedulable": params["keep_unschedulable"], "taint": None}
+            desired: dict = {"unschedulable": params["keep_unschedulable"], "taint": None}
             summary = f"Uncordon {name} and remove the {TAINT_KEY} taint"
             if params["keep_unschedulable"]:
                 summary = f"Remove the {TAINT_KEY} taint from {name} (it stays unschedulable)"
@@ -143,7 +143,7 @@ class CordonNode(ActionKind):
                 f"{limit} may be (ACTIONS_MAX_CORDONED_NODES). Uncordon one first."
             )
         taint = {"key": TAINT_KEY, "value": reason_slug(params["reason"]), "effect": "NoSchedule"}
-        desired: dict = {"unschedulable": True, "taint": taint}
+        desired = {"unschedulable": True, "taint": taint}
         warnings = ["pods already on the node keep running (NoSchedule does not evict)"]
         summary = f"Cordon {name} ({params['reason']})"
         if params.get("restart_groups"):

@@ -67,6 +67,7 @@ def script_toggle(script: str, enabled: bool) -> str | None:
     if not enabled:
         return script
     entry = _ENTRY.search(script)
+    assert entry is not None  # dropping the flag leaves the vLLM entry point in place
     end = _command_end(script, entry.end())
     while end > entry.end() and script[end - 1] in " \t":
         end -= 1

@@ -43,7 +43,7 @@ class RollbackRouterConfig(ActionKind):
 
     def clean(self, params: dict) -> dict:
         check_params(params, {"namespace", "configmap", "revision", "data"})
-        out = {
+        out: dict[str, object] = {
             "namespace": namespace_param(params),
             "configmap": name_param(params, "configmap", default=DEFAULT_CONFIGMAP, label=False),
         }

@@ -39,7 +39,10 @@ class ScaleLws(ActionKind):
     def clean(self, params: dict) -> dict:
         check_params(params, {"namespace", "lws", "replicas", "replicas_delta"})
         low, high, step = _bounds()
-        out = {"namespace": namespace_param(params), "lws": name_param(params, "lws")}
+        out: dict[str, str | int] = {
+            "namespace": namespace_param(params),
+            "lws": name_param(params, "lws"),
+        }
         which = exactly_one(params, ("replicas", "replicas_delta"))
         if which == "replicas":
             out["replicas"] = int_param(params, "replicas", low=low, high=high)

@@ -102,7 +102,8 @@ class SetEnforceEager(ActionKind):
                 f"no vLLM invocation found in container '{CONTAINER}' of {where}'s leader or "
                 "worker template; cannot place --enforce-eager"
             )
-        desired_inv, diffs = {}, []
+        desired_inv: dict[str, dict | None] = {}
+        diffs = []
         for key, inv in invocations.items():
             if inv is None:
                 desired_inv[key] = None
