@@ -43,7 +43,6 @@ from incidents.models import (
     WebhookReceipt,
 )
 from incidents.services.ingest_batch import Batch
-from incidents.services.timeline import timeline_announce
 
 log = logging.getLogger(__name__)
 
@@ -283,7 +282,6 @@ def _ingest_once(payload: ParsedPayload, meta: ReceiptMeta) -> IngestResult:
             Incident.objects.bulk_update(list(batch.dirty_incidents.values()), _INCIDENT_FIELDS)
         if batch.events:
             TimelineEvent.objects.bulk_create(batch.events)
-            timeline_announce(batch.events)
     incident_ids = sorted({*batch.touched, *batch.opened, *batch.reopened})
     receipt = WebhookReceipt.objects.create(
         received_at=batch.now,
