@@ -169,19 +169,6 @@ class TimelineEventType(models.TextChoices):
     SILENCE_EXPIRED = "silence_expired", "Silence expired"
 
 
-# Transitional spellings of kinds runbooks and postmortems own and register (see their
-# timeline_kinds modules), still written TimelineEventType.X in runbooks/actions/audit.py
-# and postmortems/services/, which are being reworked in parallel. Not incidents' kinds:
-# not registered or validated here. Delete once those files import the owning app's
-# constants.
-for _name, _value in (
-    ("ACTION", "action"),
-    ("POSTMORTEM", "postmortem"),
-    ("ACTION_ITEM", "action_item"),
-):
-    setattr(TimelineEventType, _name, _value)
-
-
 class TimelineEvent(AppendOnlyModel):
     """Append-only: the application inserts rows and never updates or deletes them, and
     database triggers refuse UPDATE and DELETE (console.append_only). So an incident

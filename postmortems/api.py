@@ -18,6 +18,7 @@ from console.api_base import (
     ErrorSerializer,
 )
 from console.errors import NotFound
+from console.http import AuthedApiRequest
 from console.permissions import HasConsoleRole, require_perm
 from postmortems import selectors, services
 from postmortems.export import postmortem_markdown
@@ -65,7 +66,7 @@ class IncidentPostmortemApi(ConsoleApi):
         request=None,
         responses={201: PostmortemSerializer, 200: PostmortemSerializer, **ITEM_WRITE_ERRORS},
     )
-    def post(self, request, pk: int):
+    def post(self, request: AuthedApiRequest, pk: int):
         existed = selectors.postmortem_for_incident(incident_id=pk) is not None
         pm = services.postmortem_draft(incident_id=pk, actor=request.user)
         code = status.HTTP_200_OK if existed else status.HTTP_201_CREATED
@@ -84,7 +85,7 @@ class PostmortemDetailApi(PostmortemApi):
         summary="One postmortem",
         responses={200: PostmortemSerializer, **ITEM_READ_ERRORS},
     )
-    def get(self, request, pk: int):
+    def get(self, request: AuthedApiRequest, pk: int):
         return Response(PostmortemSerializer(_postmortem(pk)).data)
 
 
@@ -102,7 +103,7 @@ class PostmortemExportApi(PostmortemApi):
             **ITEM_READ_ERRORS,
         },
     )
-    def get(self, request, pk: int):
+    def get(self, request: AuthedApiRequest, pk: int):
         pm = _postmortem(pk)
         response = HttpResponse(
             postmortem_markdown(pm), content_type="text/markdown; charset=utf-8"
@@ -130,7 +131,7 @@ class ActionItemListApi(ActionItemApi):
         parameters=[ActionItemQuerySerializer],
         responses={200: ActionItemSerializer(many=True), **LIST_ERRORS},
     )
-    def get(self, request):
+    def get(self, request: AuthedApiRequest):
         query = ActionItemQuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
         q = query.validated_data
@@ -147,7 +148,7 @@ class ActionItemListApi(ActionItemApi):
         request=ActionItemWriteSerializer,
         responses={201: ActionItemSerializer, **WRITE_ERRORS, 404: E404_BODY_IDS},
     )
-    def post(self, request):
+    def post(self, request: AuthedApiRequest):
         body = ActionItemWriteSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         data = body.validated_data
@@ -175,13 +176,13 @@ class ActionItemDetailApi(ActionItemApi):
 
     @extend_schema(operation_id="action_items_retrieve", summary="One action item",
                    responses={200: ActionItemSerializer, **ITEM_READ_ERRORS})  # fmt: skip
-    def get(self, request, pk: int):
+    def get(self, request: AuthedApiRequest, pk: int):
         return Response(ActionItemSerializer(self._item(pk)).data)
 
     @extend_schema(operation_id="action_items_update", summary="Change an action item",
                    request=ActionItemWriteSerializer,
                    responses={200: ActionItemSerializer, **WRITE_ERRORS})  # fmt: skip
-    def patch(self, request, pk: int):
+    def patch(self, request: AuthedApiRequest, pk: int):
         self._item(pk)
         body = ActionItemWriteSerializer(data=request.data, partial=True)
         body.is_valid(raise_exception=True)
@@ -194,6 +195,6 @@ class ActionItemDetailApi(ActionItemApi):
 
     @extend_schema(operation_id="action_items_delete", summary="Delete an action item (admin)",
                    responses={204: None, **ITEM_WRITE_ERRORS})  # fmt: skip
-    def delete(self, request, pk: int):
+    def delete(self, request: AuthedApiRequest, pk: int):
         services.action_item_delete(item_id=pk, actor=request.user)
         return Response(status=status.HTTP_204_NO_CONTENT)

@@ -5,6 +5,7 @@ would be allowed."""
 
 from __future__ import annotations
 
+from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied
 
 from console.errors import DomainError
@@ -22,7 +23,7 @@ ADMIN_EDIT = "postmortems.change_postmortem"  # an admin changes even a publishe
 DRAFTABLE = (IncidentStatus.MITIGATED, IncidentStatus.RESOLVED)
 
 
-def edit_refusal(user, pm) -> Exception | None:
+def edit_refusal(user: User, pm) -> Exception | None:
     """Why `user` may not edit `pm` now, as the error the services raise; None if they may."""
     if user is None or not user.is_authenticated or not user.has_perm(DRAFT):
         return PermissionDenied("Your role does not allow you to edit postmortems.")
@@ -33,7 +34,7 @@ def edit_refusal(user, pm) -> Exception | None:
     return None
 
 
-def can_edit(user, pm) -> bool:
+def can_edit(user: User, pm) -> bool:
     return edit_refusal(user, pm) is None
 
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from datetime import date
+
+from django.contrib.auth.models import User
 from django.db.models import Prefetch, Q, QuerySet
 
 from postmortems.models import (
@@ -103,7 +106,7 @@ def action_item_list(
     category: str = "",
     incident: int | None = None,
     overdue: bool = False,
-    today=None,
+    today: date | None = None,
 ) -> QuerySet[ActionItem]:
     items = ActionItem.objects.select_related("owner", "incident", "postmortem")
     if status == "open":  # what is still to do
@@ -121,5 +124,5 @@ def action_item_list(
     return items.order_by("due_date", "id")
 
 
-def notifications_unread(*, user) -> QuerySet[Notification]:
+def notifications_unread(*, user: User) -> QuerySet[Notification]:
     return Notification.objects.filter(user=user, read_at__isnull=True).order_by("-created_at")

@@ -10,7 +10,7 @@ from typing import Any
 
 from postmortems.models import ItemCategory
 from postmortems.reports import selectors
-from postmortems.reports.selectors import ReportFilters
+from postmortems.reports.filters import ReportFilters
 
 # A cell starting with one of these is run as a formula by Excel/LibreOffice/Sheets
 # (OWASP "CSV injection"); titles and usernames are user input, so they get a quote.
@@ -48,7 +48,8 @@ def overdue(f: ReportFilters) -> Rows:
               "days_overdue", "incident", "namespace", "runbook"]  # fmt: skip
     rows = (
         [i.pk, i.title, i.owner.get_username() if i.owner else "", i.category, i.priority,
-         i.status, i.due_date.isoformat(), i.days_overdue, i.incident_id, i.namespace, i.runbook]
+         i.status, i.due_date.isoformat(), i.days_overdue,  # type: ignore[attr-defined]
+         i.incident_id, i.namespace, i.runbook]
         for i in selectors.overdue_items(filters=f, limit=None)
     )  # fmt: skip
     return header, rows

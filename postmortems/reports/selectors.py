@@ -21,11 +21,12 @@ Which rows each report reads:
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from datetime import date, timedelta
 from functools import reduce
 from itertools import accumulate
 from operator import or_
+from typing import Any
 
 from django.db.models import (
     Avg,
@@ -158,7 +159,8 @@ def overdue_items(
 
     def with_days(items: Iterable[ActionItem]) -> Iterator[ActionItem]:
         for item in items:
-            item.days_overdue = (filters.today - item.due_date).days
+            # A per-row extra the page and the CSV read (not a column of ActionItem).
+            item.days_overdue = (filters.today - item.due_date).days  # type: ignore[attr-defined]
             yield item
 
     # The page gets a list; the CSV export (no limit) streams every overdue item.
@@ -183,7 +185,7 @@ def burndown(*, filters: ReportFilters) -> list[BurnPoint]:
             .values("week")
             .annotate(n=Count("id"))
         )
-        return {sql.bucket_key(r["week"], f.zone): r["n"] for r in rows}
+        return {key: r["n"] for r in rows if (key := sql.bucket_key(r["week"], f.zone))}
 
     created, closed = weekly("created_at"), weekly("closed_at")
     open_now = before["created"] - before["closed"]
@@ -197,14 +199,15 @@ def burndown(*, filters: ReportFilters) -> list[BurnPoint]:
 
 
 # --- incidents ------------------------------------------------------------------------
-def incident_counts(*, filters: ReportFilters) -> dict:
+def incident_counts(*, filters: ReportFilters) -> dict[str, Any]:
     """Incidents triggered in range by severity, runbook and failure category. The
     category lives in the runbook catalogue, so SQL groups by runbook and the handful of
     runbook rows are mapped to categories here."""
     qs = _incidents(filters)
     by_sev = dict(qs.values_list("severity").annotate(n=Count("id")))
     catalog = load_catalog()
-    by_runbook, by_category = [], {}
+    by_runbook: list[dict[str, Any]] = []
+    by_category: dict[str, int] = {}
     for slug, n in qs.values_list("runbook").annotate(n=Count("id")).order_by("-n", "runbook"):
         rb = catalog.get(slug) if slug else None
         cat = rb.category if rb else UNCATEGORISED
@@ -246,7 +249,7 @@ def response_times(*, filters: ReportFilters) -> list[MonthTimes]:
     found = {sql.bucket_key(r["month"], f.zone): r for r in rows}
     out = []
     for month in sql.month_starts(f.start, f.end):
-        r = found.get(month) or {}
+        r: Mapping[str, Any] = found.get(month) or {}
         out.append(
             MonthTimes(
                 month,
@@ -260,7 +263,7 @@ def response_times(*, filters: ReportFilters) -> list[MonthTimes]:
     return out
 
 
-def postmortem_gaps(*, filters: ReportFilters, limit: int | None = LIST_LIMIT) -> dict:
+def postmortem_gaps(*, filters: ReportFilters, limit: int | None = LIST_LIMIT) -> dict[str, Any]:
     """Resolved incidents (triggered in range) and those without a published postmortem."""
     resolved = _incidents(filters).filter(status=IncidentStatus.RESOLVED)
     published = Q(postmortem__status=PostmortemStatus.PUBLISHED)
@@ -282,7 +285,7 @@ def _open_items_q(f: ReportFilters) -> QuerySet[ActionItem]:
     return qs.filter(category=f.category) if f.category else qs
 
 
-def repeat_incidents(*, filters: ReportFilters, limit: int | None = LIST_LIMIT) -> dict:
+def repeat_incidents(*, filters: ReportFilters, limit: int | None = LIST_LIMIT) -> dict[str, Any]:
     """Incidents (triggered in range) whose runbook already had an EARLIER incident that
     still has open action items: "we saw this before and didn't finish the fix".
 
@@ -323,9 +326,10 @@ def repeat_incidents(*, filters: ReportFilters, limit: int | None = LIST_LIMIT) 
                for slug, seen in by_runbook.items()}  # fmt: skip
     for r in rows:
         k = bisect_left(times[r.runbook], r.triggered_at)  # how many came strictly before
-        r.earlier_count = k
-        r.earlier_open_items = running[r.runbook][k]
-        r.earlier = by_runbook[r.runbook][max(0, k - EARLIER_SHOWN) : k][::-1]  # newest first
+        # Per-row extras the page reads (not columns of Incident).
+        r.earlier_count = k  # type: ignore[attr-defined]
+        r.earlier_open_items = running[r.runbook][k]  # type: ignore[attr-defined]
+        r.earlier = by_runbook[r.runbook][max(0, k - EARLIER_SHOWN) : k][::-1]  # type: ignore[attr-defined]
     return {"count": count, "rows": rows}
 
 
@@ -341,7 +345,7 @@ def report(*, filters: ReportFilters) -> Report:
         filters=filters,
         items=item_summary(filters=filters),
         owners=open_by_owner(filters=filters),
-        overdue=overdue_items(filters=filters),
+        overdue=list(overdue_items(filters=filters)),
         burndown=burndown(filters=filters),
         incidents=incident_counts(filters=filters),
         months=response_times(filters=filters),

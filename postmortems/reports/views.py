@@ -7,16 +7,18 @@ from django.http import Http404, StreamingHttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
+from console.http import AuthedRequest
 from console.web import console_view
 from postmortems.models import ItemCategory
 from postmortems.permissions import VIEW_ITEMS
 from postmortems.reports import charts, exports, selectors
+from postmortems.reports.filters import ReportFilters
 
 
 @require_GET
 @console_view(VIEW_ITEMS)
-def reports(request):
-    filters = selectors.ReportFilters.from_params(request.GET)
+def reports(request: AuthedRequest):
+    filters = ReportFilters.from_params(request.GET)
     report = selectors.report(filters=filters)
     return render(
         request,
@@ -33,10 +35,10 @@ def reports(request):
 
 @require_GET
 @console_view(VIEW_ITEMS)
-def reports_csv(request, table: str):
+def reports_csv(request: AuthedRequest, table: str):
     if table not in exports.TABLES:
         raise Http404(f"No report table {table!r}.")
-    filters = selectors.ReportFilters.from_params(request.GET)
+    filters = ReportFilters.from_params(request.GET)
     response = StreamingHttpResponse(
         exports.csv_lines(table, filters), content_type="text/csv; charset=utf-8"
     )

@@ -6,6 +6,10 @@ review workflow itself is in services/review.py.
 
 from __future__ import annotations
 
+from datetime import datetime
+from typing import Any
+
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 
@@ -33,27 +37,29 @@ def _locked(postmortem_id: int) -> Postmortem:
     return pm
 
 
-def _editable(pm: Postmortem, actor) -> None:
+def _editable(pm: Postmortem, actor: User) -> None:
     refusal = edit_refusal(actor, pm)  # the rule the pages show the forms by
     if refusal is not None:
         raise refusal
 
 
-def _text(value, *, what: str, limit: int) -> str:
-    value = "" if value is None else str(value)
-    if len(value) > limit:
+def _text(value: object, *, what: str, limit: int) -> str:
+    text = "" if value is None else str(value)
+    if len(text) > limit:
         raise DomainError(f"The {what} is longer than {limit} characters.", code="invalid")
-    return value.replace("\r\n", "\n")
+    return text.replace("\r\n", "\n")
 
 
-def _history(pm, actor, field: str, old: str, new: str) -> None:
+def _history(pm: Postmortem, actor: User, field: str, old: str, new: str) -> None:
     PostmortemEdit.objects.create(
         postmortem=pm, editor=actor, at=timezone.now(), field=field, old=old, new=new
     )
 
 
 @transaction.atomic
-def postmortem_update(*, postmortem_id: int, actor, version: int, changes: dict) -> Postmortem:
+def postmortem_update(
+    *, postmortem_id: int, actor: User, version: int, changes: dict[str, Any]
+) -> Postmortem:
     """Change the title and text sections. `version` is the one the editor loaded: if
     someone saved in between, the save is refused (nothing is lost: the form keeps it)."""
     pm = _locked(postmortem_id)
@@ -88,7 +94,7 @@ def postmortem_update(*, postmortem_id: int, actor, version: int, changes: dict)
 
 @transaction.atomic
 def timeline_entry_update(
-    *, entry_id: int, actor, text: str | None = None, included: bool | None = None
+    *, entry_id: int, actor: User, text: str | None = None, included: bool | None = None
 ) -> PostmortemTimelineEntry:
     """Reword a timeline line or leave it out; its time never changes."""
     entry = PostmortemTimelineEntry.objects.select_for_update().filter(pk=entry_id).first()
@@ -116,7 +122,9 @@ def timeline_entry_update(
 
 
 @transaction.atomic
-def timeline_entry_add(*, postmortem_id: int, actor, occurred_at, text: str):
+def timeline_entry_add(
+    *, postmortem_id: int, actor: User, occurred_at: datetime | None, text: str
+) -> PostmortemTimelineEntry:
     pm = _locked(postmortem_id)
     _editable(pm, actor)
     text = _text(text, what="timeline text", limit=2000).strip()

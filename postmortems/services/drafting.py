@@ -12,8 +12,10 @@ from __future__ import annotations
 import logging
 from collections import defaultdict
 from datetime import datetime, timedelta
+from typing import Any
 
 from django.conf import settings
+from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
@@ -33,8 +35,10 @@ from postmortems.models import (
 from postmortems.permissions import DRAFT, ready_to_draft
 from postmortems.services.revisions import content_changed
 from postmortems.services.timeline import postmortem_event
+from postmortems.timeline_kinds import ACTION_ITEM, POSTMORTEM
 from postmortems.transitions import check_drafting
 from runbooks.actions.models import ActionRun
+from runbooks.timeline_kinds import ACTION
 from runbooks.triage import incident_runbook
 
 log = logging.getLogger(__name__)
@@ -43,20 +47,20 @@ log = logging.getLogger(__name__)
 SKIPPED_KINDS = {
     TimelineEventType.ALERT_FIRED,
     TimelineEventType.ALERT_RESOLVED,
-    TimelineEventType.ACTION,
+    ACTION,
     # What happened after the fire is not part of the incident's own story.
-    TimelineEventType.POSTMORTEM,
-    TimelineEventType.ACTION_ITEM,
+    POSTMORTEM,
+    ACTION_ITEM,
 }
 TAIL = timedelta(minutes=15)  # metric snapshots run this long past resolution
 BATCH = 2000
 
 
 def _threshold() -> int:
-    return settings.POSTMORTEM_ASYNC_THRESHOLD
+    return int(settings.POSTMORTEM_ASYNC_THRESHOLD)
 
 
-def postmortem_draft(*, incident_id: int, actor) -> Postmortem:
+def postmortem_draft(*, incident_id: int, actor: User) -> Postmortem:
     """Create the incident's postmortem and draft it (now, or on the worker if big).
     An incident has one postmortem: asking again answers the existing one."""
     require(actor, DRAFT, "draft postmortems")
@@ -103,7 +107,7 @@ def _drafting_move(pm: Postmortem, start: str, to: str, *, error: str = "") -> b
     transitions.py and made only if the row is still in `start` (a parallel retry or a
     redelivered task may have moved it: False). The copy in memory follows the row."""
     check_drafting(pm, start, to)
-    values = {"draft_state": to, "draft_error": error[:2000]}
+    values: dict[str, Any] = {"draft_state": to, "draft_error": error[:2000]}
     if to == DraftState.READY:
         values["drafted_at"] = timezone.now()
     if not Postmortem.objects.filter(pk=pm.pk, draft_state=start).update(**values):
@@ -153,14 +157,14 @@ def _iso(moment: datetime | None) -> str | None:
     return moment.isoformat() if moment else None
 
 
-def impact_data(incident: Incident) -> dict:
+def impact_data(incident: Incident) -> dict[str, Any]:
     """Times and durations (seconds) of the incident, its alerts, and what was affected.
 
     Detect = impact start -> the console opened the incident; acknowledge = opened ->
     acknowledged; mitigate and resolve are measured from impact start."""
     rows = Alert.objects.filter(incident=incident).values_list("alertname", "labels", "starts_at")
     by_name: dict[str, int] = defaultdict(int)
-    affected: dict[str, set] = {k: set() for k in ("namespace", "lws", "node", "pod")}
+    affected: dict[str, set[str]] = {k: set() for k in ("namespace", "lws", "node", "pod")}
     earliest = None
     for name, labels, starts in rows.iterator(chunk_size=BATCH):
         by_name[name] += 1
@@ -234,7 +238,15 @@ def _fill(pm: Postmortem, incident: Incident) -> None:
 
 
 # --- timeline ----------------------------------------------------------------------------
-def _entry(pm, at, source, source_id, kind, text, included=True) -> PostmortemTimelineEntry:
+def _entry(
+    pm: Postmortem,
+    at: datetime,
+    source: str,
+    source_id: int | None,
+    kind: str,
+    text: str,
+    included: bool = True,
+) -> PostmortemTimelineEntry:
     return PostmortemTimelineEntry(
         postmortem=pm,
         occurred_at=at,
@@ -249,8 +261,8 @@ def _entry(pm, at, source, source_id, kind, text, included=True) -> PostmortemTi
 
 def _alert_entries(pm: Postmortem, incident: Incident) -> list[PostmortemTimelineEntry]:
     """Alerts grouped by name and minute: a storm of 500 pods is one line, not 500."""
-    starts: dict[tuple, list] = defaultdict(list)
-    ends: dict[tuple, list] = defaultdict(list)
+    starts: dict[tuple[str, datetime], list[tuple[datetime, int, str]]] = defaultdict(list)
+    ends: dict[tuple[str, datetime], list[tuple[datetime, int, str]]] = defaultdict(list)
     rows = Alert.objects.filter(incident=incident).values_list(
         "id", "alertname", "starts_at", "ends_at", "status", "labels"
     )
@@ -284,7 +296,7 @@ def _action_entries(pm: Postmortem, incident: Incident) -> list[PostmortemTimeli
     for run in runs:
         summary = (run.plan or {}).get("summary") or (run.preview.get("plan") or {}).get("summary")
         who = f"requested by {run.requested_by.get_username()}"
-        if run.decided_by_id:
+        if run.decided_by is not None:
             verb = "rejected" if run.status == "rejected" else "approved"
             who += f", {verb} by {run.decided_by.get_username()}"
         status = run.get_status_display().lower()
@@ -326,11 +338,11 @@ def _snapshots(incident: Incident) -> list[MetricSnapshot]:
     ]
 
 
-def _key(entry: PostmortemTimelineEntry) -> tuple:
+def _key(entry: PostmortemTimelineEntry) -> tuple[object, ...]:
     return (entry.source, entry.source_id, entry.kind, entry.occurred_at)
 
 
-def postmortem_refresh(*, postmortem_id: int, actor) -> Postmortem:
+def postmortem_refresh(*, postmortem_id: int, actor: User) -> Postmortem:
     """Bring the facts up to date with the incident (it may have been resolved since the
     draft): the impact figures, timeline lines for what happened since (lines already
     there, and their edits, stay), and the stored charts over the now longer window. The

@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import logging
 from datetime import date, timedelta
+from typing import Any
 
 import requests
 from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.validators import URLValidator
 from django.db import IntegrityError, transaction
@@ -41,11 +43,11 @@ log = logging.getLogger(__name__)
 EDITABLE = ("title", "description", "owner", "due_date", "priority", "category", "external_url")
 
 
-def _require(actor) -> None:
+def _require(actor: User) -> None:
     require(actor, MANAGE, "change action items")
 
 
-def _clean(values: dict) -> dict:
+def _clean(values: dict[str, Any]) -> dict[str, Any]:
     """Validate item fields; errors name the field."""
     out = {}
     for key, value in values.items():
@@ -92,7 +94,7 @@ def _clean(values: dict) -> dict:
     return out
 
 
-def _document(postmortem_id: int, incident: Incident, actor) -> Postmortem:
+def _document(postmortem_id: int, incident: Incident, actor: User) -> Postmortem:
     """The postmortem an item is attached to, locked: attaching one changes what the
     postmortem publishes, so the same rules as editing it apply."""
     pm = Postmortem.objects.select_for_update().filter(pk=postmortem_id).first()
@@ -116,8 +118,8 @@ def _default_due(priority: str) -> date:
 def action_item_create(
     *,
     incident_id: int,
-    actor,
-    values: dict,
+    actor: User,
+    values: dict[str, Any],
     postmortem_id: int | None = None,
     source: str = "",
     status: str | None = None,
@@ -156,7 +158,7 @@ def action_item_create(
     return item
 
 
-def action_item_accept_suggestion(*, postmortem_id: int, actor, source: str) -> ActionItem:
+def action_item_accept_suggestion(*, postmortem_id: int, actor: User, source: str) -> ActionItem:
     """One click: the runbook's long-term improvement becomes an item (once)."""
     _require(actor)
     pm = Postmortem.objects.filter(pk=postmortem_id).first()
@@ -183,7 +185,7 @@ def action_item_accept_suggestion(*, postmortem_id: int, actor, source: str) -> 
 
 
 @transaction.atomic
-def action_item_update(*, item_id: int, actor, values: dict) -> ActionItem:
+def action_item_update(*, item_id: int, actor: User, values: dict[str, Any]) -> ActionItem:
     _require(actor)
     item = ActionItem.objects.select_for_update().filter(pk=item_id).first()
     if item is None:
@@ -202,7 +204,12 @@ def action_item_update(*, item_id: int, actor, values: dict) -> ActionItem:
 
 @transaction.atomic
 def action_item_save(
-    *, item_id: int, actor, values: dict, status: str | None = None, reason: str = ""
+    *,
+    item_id: int,
+    actor: User,
+    values: dict[str, Any],
+    status: str | None = None,
+    reason: str = "",
 ) -> ActionItem:
     """Fields and status in one save (the inline row, API PATCH): a refused status (won't
     do without a reason) leaves the fields as they were too."""
@@ -213,7 +220,9 @@ def action_item_save(
 
 
 @transaction.atomic
-def action_item_set_status(*, item_id: int, actor, status: str, reason: str = "") -> ActionItem:
+def action_item_set_status(
+    *, item_id: int, actor: User, status: str, reason: str = ""
+) -> ActionItem:
     """The one writer of an item's status: the moves allowed are in transitions.py."""
     _require(actor)
     item = ActionItem.objects.select_for_update().filter(pk=item_id).first()
@@ -284,14 +293,14 @@ def _post_webhook(url: str, text: str) -> None:
 
 
 @transaction.atomic
-def notification_read(*, notification_id: int, actor) -> None:
+def notification_read(*, notification_id: int, actor: User) -> None:
     Notification.objects.filter(pk=notification_id, user=actor, read_at__isnull=True).update(
         read_at=timezone.now()
     )
 
 
 @transaction.atomic
-def action_item_delete(*, item_id: int, actor) -> None:
+def action_item_delete(*, item_id: int, actor: User) -> None:
     """Only admins delete (a mistaken entry); everyone else closes items as won't do,
     which keeps the record the reports count."""
     if actor is None or not actor.has_perm(ADMIN_EDIT):

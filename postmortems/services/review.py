@@ -8,6 +8,7 @@ every edit cannot approve alone (see revisions.py).
 from __future__ import annotations
 
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.urls import reverse
@@ -31,7 +32,7 @@ from postmortems.services.timeline import postmortem_event
 from postmortems.transitions import check_status
 
 
-def _status_move(pm: Postmortem, to: str, *, actor) -> None:
+def _status_move(pm: Postmortem, to: str, *, actor: User) -> None:
     """The one writer of a postmortem's status: the move is checked against
     transitions.py, stamped, saved, and kept in the edit history. The caller holds the lock."""
     old = pm.status
@@ -47,7 +48,9 @@ def _status_move(pm: Postmortem, to: str, *, actor) -> None:
 
 
 @transaction.atomic
-def postmortem_request_review(*, postmortem_id: int, actor, reviewers: list[str]) -> Postmortem:
+def postmortem_request_review(
+    *, postmortem_id: int, actor: User, reviewers: list[str]
+) -> Postmortem:
     """Name reviewers (usernames) and move the draft to review; they get a notification."""
     pm = _locked(postmortem_id)
     _editable(pm, actor)
@@ -86,7 +89,9 @@ def postmortem_request_review(*, postmortem_id: int, actor, reviewers: list[str]
 
 
 @transaction.atomic
-def postmortem_comment(*, postmortem_id: int, actor, text: str, section: str = "") -> ReviewComment:
+def postmortem_comment(
+    *, postmortem_id: int, actor: User, text: str, section: str = ""
+) -> ReviewComment:
     require(actor, DRAFT, "comment on postmortems")
     pm = _locked(postmortem_id)
     text = _text(text, what="comment", limit=5000).strip()
@@ -98,7 +103,9 @@ def postmortem_comment(*, postmortem_id: int, actor, text: str, section: str = "
 
 
 @transaction.atomic
-def postmortem_review(*, postmortem_id: int, actor, approve: bool, note: str = "") -> Reviewer:
+def postmortem_review(
+    *, postmortem_id: int, actor: User, approve: bool, note: str = ""
+) -> Reviewer:
     """A named reviewer approves the current revision, or asks for changes (which sends it
     back to draft). The only author of every edit cannot approve."""
     require(actor, REVIEW, "review postmortems")
@@ -135,7 +142,7 @@ def postmortem_review(*, postmortem_id: int, actor, approve: bool, note: str = "
     return reviewer
 
 
-def postmortem_publish(*, postmortem_id: int, actor) -> Postmortem:
+def postmortem_publish(*, postmortem_id: int, actor: User) -> Postmortem:
     """Publish the revision every named reviewer approved; from then on it is read-only.
 
     The facts are refreshed from the incident first (it may have moved on since the
@@ -151,7 +158,7 @@ def postmortem_publish(*, postmortem_id: int, actor) -> Postmortem:
 
 
 @transaction.atomic
-def _publish(*, postmortem_id: int, actor, refreshed: bool) -> Postmortem:
+def _publish(*, postmortem_id: int, actor: User, refreshed: bool) -> Postmortem:
     pm = _locked(postmortem_id)
     draft = pm.status == S.DRAFT
     check_status(pm, S.PUBLISHED, hint="send it for review before publishing it" if draft else "")

@@ -12,6 +12,7 @@ the same answer the services enforce).
 
 from __future__ import annotations
 
+from django.contrib.auth.models import User
 from django.urls import reverse
 from django.utils import timezone
 
@@ -26,7 +27,7 @@ from postmortems.models import (
 from postmortems.services.timeline import postmortem_event
 
 
-def notify(user, kind: str, message: str, link: str, key: str) -> None:
+def notify(user: User, kind: str, message: str, link: str, key: str) -> None:
     Notification.objects.get_or_create(
         user=user,
         dedupe_key=key,
@@ -39,7 +40,7 @@ def notify(user, kind: str, message: str, link: str, key: str) -> None:
     )
 
 
-def content_changed(pm: Postmortem, *, actor, what: str, refreshed: bool = False) -> None:
+def content_changed(pm: Postmortem, *, actor: User, what: str, refreshed: bool = False) -> None:
     """Record that `what` changed in the published content. The caller holds the
     postmortem's row lock (so an approval cannot slip in between) and may save `pm` later:
     its in-memory revision is kept in step."""

@@ -4,14 +4,19 @@ reverse)."""
 
 from __future__ import annotations
 
-from incidents.models import TimelineEventType
+from typing import Any
+
+from django.contrib.auth.models import User
+
 from incidents.services import incident_event_record
+from postmortems.models import ActionItem, Postmortem
+from postmortems.timeline_kinds import ACTION_ITEM, POSTMORTEM
 
 
-def postmortem_event(pm, actor, message: str, **payload) -> None:
+def postmortem_event(pm: Postmortem, actor: User | None, message: str, **payload: Any) -> None:
     incident_event_record(
         incident_id=pm.incident_id,
-        kind=TimelineEventType.POSTMORTEM,
+        kind=POSTMORTEM,
         message=f"Postmortem #{pm.pk}: {message}",
         payload={"postmortem": pm.pk, **payload},
         actor=actor,
@@ -19,10 +24,10 @@ def postmortem_event(pm, actor, message: str, **payload) -> None:
     )
 
 
-def item_event(item, actor, message: str, **payload) -> None:
+def item_event(item: ActionItem, actor: User | None, message: str, **payload: Any) -> None:
     incident_event_record(
         incident_id=item.incident_id,
-        kind=TimelineEventType.ACTION_ITEM,
+        kind=ACTION_ITEM,
         message=f"Action item #{item.pk} “{item.title[:120]}”: {message}",
         payload={"action_item": item.pk, **payload},
         actor=actor,

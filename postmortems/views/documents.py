@@ -19,6 +19,7 @@ from django_htmx.http import HttpResponseClientRefresh
 
 from console.bounds import parse_id
 from console.errors import DomainError
+from console.http import AuthedRequest
 from console.web import console_view, denied, refused
 from incidents.selectors import incident_get
 from postmortems import selectors, services
@@ -78,7 +79,7 @@ STATUS_FILTERS = (("", "All"), *PostmortemStatus.choices)
 # --- list and the incident page's panel -----------------------------------------------
 @require_GET
 @console_view(VIEW)
-def postmortem_list(request):
+def postmortem_list(request: AuthedRequest):
     status = request.GET.get("status", "")
     if status not in PostmortemStatus.values:
         status = ""
@@ -97,7 +98,7 @@ def postmortem_list(request):
 
 @require_GET
 @console_view(VIEW)
-def incident_panel(request, incident_id: int):
+def incident_panel(request: AuthedRequest, incident_id: int):
     incident = incident_get(incident_id=incident_id)
     context = {
         "incident": incident,
@@ -110,7 +111,7 @@ def incident_panel(request, incident_id: int):
 
 @require_POST
 @console_view()
-def postmortem_draft(request, incident_id: int):
+def postmortem_draft(request: AuthedRequest, incident_id: int):
     try:
         pm = services.postmortem_draft(incident_id=incident_id, actor=request.user)
     except (PermissionDenied, DomainError) as exc:
@@ -179,7 +180,7 @@ def _charts(pm) -> list[dict]:
     ]
 
 
-def document_context(request, pm, *, typed: dict | None = None) -> dict:
+def document_context(request: AuthedRequest, pm, *, typed: dict | None = None) -> dict:
     """Everything the document page shows, in a fixed number of queries. `typed` carries a
     refused edit ({"section", "text", "error"}) so the editor gets their text back."""
     user = request.user
@@ -253,14 +254,14 @@ def document_context(request, pm, *, typed: dict | None = None) -> dict:
 
 @require_GET
 @console_view(VIEW)
-def postmortem_detail(request, pk: int):
+def postmortem_detail(request: AuthedRequest, pk: int):
     pm = postmortem_or_404(pk)
     return render(request, "postmortems/detail.html", document_context(request, pm))
 
 
 @require_GET
 @console_view(VIEW)
-def postmortem_drafting(request, pk: int):
+def postmortem_drafting(request: AuthedRequest, pk: int):
     """Polled while the worker drafts: the same notice until the state changes, then the
     page reloads itself to show the document (or the failure)."""
     pm = postmortem_or_404(pk)
@@ -272,7 +273,7 @@ def postmortem_drafting(request, pk: int):
 
 @require_POST
 @console_view()
-def section_save(request, pk: int, section: str):
+def section_save(request: AuthedRequest, pk: int, section: str):
     """Save one text section (or the title). A refusal (someone saved first, text too
     long) re-renders the page with the typed text still in the editor."""
     if section not in ("title", *TEXT_SECTIONS):
@@ -298,7 +299,7 @@ def section_save(request, pk: int, section: str):
 # --- read-only renderings ---------------------------------------------------------------
 @require_GET
 @console_view(VIEW)
-def postmortem_history(request, pk: int):
+def postmortem_history(request: AuthedRequest, pk: int):
     pm = postmortem_or_404(pk)
     edits = selectors.postmortem_edits(postmortem_id=pm.pk).order_by("-at", "-id")
     page = Paginator(edits, HISTORY_PER_PAGE).get_page(request.GET.get("page"))
@@ -307,7 +308,7 @@ def postmortem_history(request, pk: int):
 
 @require_GET
 @console_view(VIEW)
-def postmortem_export(request, pk: int):
+def postmortem_export(request: AuthedRequest, pk: int):
     pm = postmortem_or_404(pk)
     response = HttpResponse(postmortem_markdown(pm), content_type="text/markdown; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="postmortem-{pm.pk}.md"'
@@ -316,7 +317,7 @@ def postmortem_export(request, pk: int):
 
 @require_GET
 @console_view(VIEW)
-def postmortem_print(request, pk: int):
+def postmortem_print(request: AuthedRequest, pk: int):
     pm = postmortem_or_404(pk)
     context = document_context(request, pm)
     context["included"] = [e for e in pm.entries.all() if e.included]  # every line, not a page

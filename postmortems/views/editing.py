@@ -15,6 +15,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from console.errors import DomainError
+from console.http import AuthedRequest
 from console.web import FLASH_CLEARED, console_view, perform, refused
 from postmortems import services
 from postmortems.blameless import blameless_check_fields
@@ -28,7 +29,7 @@ def _doc(pk: int, anchor: str = "") -> str:
 
 
 # --- timeline ---------------------------------------------------------------------------
-def _entry_row(request, entry_id: int):
+def _entry_row(request: AuthedRequest, entry_id: int):
     entry = (
         PostmortemTimelineEntry.objects.select_related("postmortem__incident__commander")
         .filter(pk=entry_id)
@@ -47,7 +48,7 @@ def _entry_row(request, entry_id: int):
 
 @require_POST
 @console_view()
-def timeline_entry(request, entry_id: int):
+def timeline_entry(request: AuthedRequest, entry_id: int):
     """Reword a line (`text`) or include/exclude it (`included` = 1 / 0)."""
     text = request.POST.get("text")
     included = request.POST.get("included")
@@ -86,7 +87,7 @@ def _utc_time(raw: str) -> datetime | None:
 
 @require_POST
 @console_view()
-def timeline_add(request, pk: int):
+def timeline_add(request: AuthedRequest, pk: int):
     raw = request.POST.get("occurred_at", "")
 
     def call():
@@ -106,7 +107,7 @@ def timeline_add(request, pk: int):
 # --- review workflow --------------------------------------------------------------------
 @require_POST
 @console_view()
-def review_request(request, pk: int):
+def review_request(request: AuthedRequest, pk: int):
     names = [n for n in re.split(r"[\s,]+", request.POST.get("reviewers", "")) if n]
 
     def call():
@@ -118,7 +119,7 @@ def review_request(request, pk: int):
 
 @require_POST
 @console_view()
-def comment_add(request, pk: int):
+def comment_add(request: AuthedRequest, pk: int):
     def call():
         services.postmortem_comment(
             postmortem_id=pk,
@@ -132,7 +133,7 @@ def comment_add(request, pk: int):
 
 @require_POST
 @console_view()
-def review_decide(request, pk: int):
+def review_decide(request: AuthedRequest, pk: int):
     decision = request.POST.get("decision")
     approve = decision == "approve"
 
@@ -149,7 +150,7 @@ def review_decide(request, pk: int):
 
 @require_POST
 @console_view()
-def publish(request, pk: int):
+def publish(request: AuthedRequest, pk: int):
     def call():
         services.postmortem_publish(postmortem_id=pk, actor=request.user)
 
@@ -158,7 +159,7 @@ def publish(request, pk: int):
 
 @require_POST
 @console_view()
-def refresh(request, pk: int):
+def refresh(request: AuthedRequest, pk: int):
     def call():
         services.postmortem_refresh(postmortem_id=pk, actor=request.user)
 

@@ -13,6 +13,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from console.bounds import parse_id
 from console.errors import DomainError
+from console.http import AuthedRequest
 from console.web import FLASH_CLEARED, console_view, perform, refused
 from postmortems import selectors, services
 from postmortems.models import (
@@ -46,7 +47,7 @@ def _doc(pk: int, anchor: str = "section-action_items") -> str:
 
 @require_POST
 @console_view()
-def suggestion_accept(request, pk: int):
+def suggestion_accept(request: AuthedRequest, pk: int):
     source = request.POST.get("source", "")
 
     def call():
@@ -57,7 +58,7 @@ def suggestion_accept(request, pk: int):
 
 @require_POST
 @console_view()
-def item_add(request, pk: int):
+def item_add(request: AuthedRequest, pk: int):
     """A new item on this postmortem's incident (fields left empty take the defaults)."""
     values = {k: request.POST[k] for k in ITEM_FIELDS if request.POST.get(k)}
     incident_id = Postmortem.objects.filter(pk=pk).values_list("incident_id", flat=True).first()
@@ -72,7 +73,7 @@ def item_add(request, pk: int):
     return perform(request, call, done="Action item added.", back=_doc(pk))
 
 
-def _row(request, item_id: int, *, show_incident: bool):
+def _row(request: AuthedRequest, item_id: int, *, show_incident: bool):
     item = selectors.action_item_list().filter(pk=item_id).first()
     context = {
         "item": item,
@@ -87,7 +88,7 @@ def _row(request, item_id: int, *, show_incident: bool):
 
 @require_POST
 @console_view()
-def item_save(request, item_id: int):
+def item_save(request: AuthedRequest, item_id: int):
     """The inline row form: fields and status in one save (all or nothing)."""
     item = ActionItem.objects.filter(pk=item_id).only("id", "postmortem_id", "status").first()
     if item is None:
@@ -118,7 +119,7 @@ def item_save(request, item_id: int):
 
 @require_GET
 @console_view(VIEW_ITEMS)
-def item_list(request):
+def item_list(request: AuthedRequest):
     today = timezone.localdate()
     status = request.GET.get("status", "")
     if status not in dict(STATUS_FILTERS):
@@ -154,7 +155,7 @@ def item_list(request):
 
 @require_GET
 @console_view()
-def notification_list(request):
+def notification_list(request: AuthedRequest):
     unread = list(selectors.notifications_unread(user=request.user))
     read = Notification.objects.filter(user=request.user, read_at__isnull=False)
     context = {"unread": unread, "read": list(read.order_by("-read_at", "-id")[:READ_SHOWN])}
@@ -163,7 +164,7 @@ def notification_list(request):
 
 @require_POST
 @console_view()
-def notification_read(request, notification_id: int):
+def notification_read(request: AuthedRequest, notification_id: int):
     def call():
         services.notification_read(notification_id=notification_id, actor=request.user)
 
