@@ -1,4 +1,5 @@
 from django.contrib import admin
+from django.http import HttpRequest
 
 from readiness.models import Deployment, SignOff
 
@@ -14,11 +15,11 @@ class SignOffAdmin(admin.ModelAdmin):
     # Append-only history: readable, never edited.
     list_display = ["deployment", "item", "action", "by", "at", "expires_on"]
 
-    def has_change_permission(self, request, obj=None):
+    def has_change_permission(self, request: HttpRequest, obj=None):
         return False
 
-    def has_delete_permission(self, request, obj=None):
+    def has_delete_permission(self, request: HttpRequest, obj=None):
         return False
 
-    def has_add_permission(self, request):
+    def has_add_permission(self, request: HttpRequest):
         return False

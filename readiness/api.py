@@ -15,6 +15,7 @@ from console.api_base import (
     parse_body,
 )
 from console.errors import NotFound
+from console.http import AuthedApiRequest
 from console.permissions import HasConsoleRole, require_perm
 from readiness import selectors, services
 from readiness.permissions import SIGN_OFF, VERIFY, VIEW
@@ -54,7 +55,7 @@ class DeploymentListApi(ReadinessApi):
         summary="Deployments and their checklist colour",
         responses={200: DeploymentSerializer(many=True), **READ_ERRORS},
     )
-    def get(self, request):
+    def get(self, request: AuthedApiRequest):
         return Response(DeploymentSerializer(selectors.deployment_list(), many=True).data)
 
 
@@ -69,7 +70,7 @@ class DeploymentDetailApi(ReadinessApi):
         summary="One deployment's checklist",
         responses={200: ChecklistSerializer, **ITEM_READ_ERRORS},
     )
-    def get(self, request, pk: int):
+    def get(self, request: AuthedApiRequest, pk: int):
         return Response(ChecklistSerializer(_checklist(pk)).data)
 
 
@@ -86,7 +87,7 @@ class DeploymentVerifyApi(ReadinessApi):
         request=None,
         responses={202: VerificationSerializer, 200: VerificationSerializer, **ITEM_WRITE_ERRORS},
     )
-    def post(self, request, pk: int):
+    def post(self, request: AuthedApiRequest, pk: int):
         verification, created = services.verification_request(deployment_id=pk, actor=request.user)
         code = status.HTTP_202_ACCEPTED if created else status.HTTP_200_OK
         return Response(VerificationSerializer(verification).data, status=code)
@@ -104,7 +105,7 @@ class VerificationDetailApi(ReadinessApi):
         summary="One verification",
         responses={200: VerificationSerializer, **ITEM_READ_ERRORS},
     )
-    def get(self, request, pk: int):
+    def get(self, request: AuthedApiRequest, pk: int):
         verification = self.found(selectors.verification_get(verification_id=pk), pk)
         return Response(VerificationSerializer(verification).data)
 
@@ -123,7 +124,7 @@ class SignOffApi(ReadinessApi):
         summary="Sign-off history",
         responses={200: SignOffSerializer(many=True), **ITEM_READ_ERRORS},
     )
-    def get(self, request, pk: int):
+    def get(self, request: AuthedApiRequest, pk: int):
         rows = _checklist(pk).rows
         history = sorted(
             (s for r in rows for s in r.history), key=lambda s: (s.at, s.pk), reverse=True
@@ -136,7 +137,7 @@ class SignOffApi(ReadinessApi):
         request=SignOffInputSerializer,
         responses={201: SignOffSerializer, **WRITE_ERRORS},
     )
-    def post(self, request, pk: int):
+    def post(self, request: AuthedApiRequest, pk: int):
         data = parse_body(SignOffInputSerializer, request)
         signoff = services.signoff_record(
             deployment_id=pk, item=data["item"], actor=request.user, note=data["note"],
@@ -157,7 +158,7 @@ class SignOffRevokeApi(ReadinessApi):
         request=RevokeInputSerializer,
         responses={201: SignOffSerializer, **WRITE_ERRORS},
     )
-    def post(self, request, pk: int):
+    def post(self, request: AuthedApiRequest, pk: int):
         data = parse_body(RevokeInputSerializer, request)
         signoff = services.signoff_revoke(
             deployment_id=pk, item=data["item"], actor=request.user, note=data["note"]

@@ -4,9 +4,9 @@ whatever the number of deployments, items or sign-offs."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import date, datetime
 
-from django.db.models import Prefetch
+from django.db.models import Prefetch, QuerySet
 from django.utils import timezone
 
 from console.bounds import MAX_ID
@@ -51,13 +51,16 @@ class Checklist:
         return {rag: sum(r.rag == rag for r in self.rows) for rag in ("green", "amber", "red")}
 
 
-def _rows(deployment: Deployment, checks: list[ItemCheck], signoffs: list[SignOff], today):
+def _rows(
+    deployment: Deployment, checks: list[ItemCheck], signoffs: list[SignOff], today: date
+) -> list[ItemRow]:
     by_item = {c.item: c for c in checks}
     history: dict[str, list[SignOff]] = {}
     for s in signoffs:  # newest first
         history.setdefault(s.item, []).append(s)
     checked_at = deployment.last_verification.finished_at if deployment.last_verification else None
-    rows = []
+    rows: list[ItemRow] = []
+    state: str
     for item in ITEMS:
         if item.verified_by_console:
             check = by_item.get(item.key)
@@ -88,7 +91,7 @@ def _rows(deployment: Deployment, checks: list[ItemCheck], signoffs: list[SignOf
     return rows
 
 
-def _deployments():
+def _deployments() -> QuerySet[Deployment]:
     return Deployment.objects.select_related("last_verification").prefetch_related(
         Prefetch("last_verification__checks"),
         Prefetch("signoffs", queryset=SignOff.objects.select_related("by").order_by("-at", "-id")),
@@ -100,11 +103,13 @@ def _deployments():
     )
 
 
-def _checklist(deployment: Deployment, today) -> Checklist:
+def _checklist(deployment: Deployment, today: date) -> Checklist:
     verification = deployment.last_verification
     checks = list(verification.checks.all()) if verification else []
     rows = _rows(deployment, checks, list(deployment.signoffs.all()), today)
-    active = deployment.active_verifications[0] if deployment.active_verifications else None
+    # Set by the Prefetch(to_attr=) in _deployments().
+    queued: list[Verification] = getattr(deployment, "active_verifications", [])
+    active = queued[0] if queued else None
     return Checklist(deployment, rows, status.overall([r.rag for r in rows]), verification, active)
 
 

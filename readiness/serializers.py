@@ -41,7 +41,9 @@ class VerificationSerializer(serializers.ModelSerializer):
 class ItemRowSerializer(serializers.Serializer):
     key = serializers.CharField(source="item.key")
     title = serializers.CharField(source="item.title")
-    source = serializers.CharField(source="item.source")
+    # A field named like DRF's Field.source attribute: the serializer's metaclass takes it
+    # out of the class, which the stubs cannot see.
+    source = serializers.CharField(source="item.source")  # type: ignore[assignment]
     why = serializers.CharField(source="item.why")
     state = serializers.ChoiceField(choices=ItemState.choices)
     rag = serializers.ChoiceField(choices=RAG)

@@ -5,9 +5,11 @@ ReadinessError with a message a person can act on."""
 from __future__ import annotations
 
 import logging
-from datetime import date, timedelta
+from collections.abc import Callable
+from datetime import date, datetime, timedelta
 
 from django.conf import settings
+from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied
 from django.db import IntegrityError, transaction
 from django.db.models import OuterRef, Subquery
@@ -27,6 +29,8 @@ from readiness.models import (
     VerificationStatus,
 )
 from readiness.permissions import SIGN_OFF, VERIFY
+from readiness.verifiers import Finding
+from runbooks.actions.k8s import KubeApi
 from runbooks.actions.kinds.base import ActionError
 
 MAX_SIGNOFF_DAYS = 366
@@ -38,11 +42,13 @@ class ReadinessError(DomainError):
 
 
 def _stale_seconds() -> int:
-    return settings.READINESS_VERIFICATION_STALE_SECONDS
+    return int(settings.READINESS_VERIFICATION_STALE_SECONDS)
 
 
 @transaction.atomic
-def deployments_sync(*, namespace: str, names: list[str], now=None) -> list[Deployment]:
+def deployments_sync(
+    *, namespace: str, names: list[str], now: datetime | None = None
+) -> list[Deployment]:
     """Record the LWS found in `namespace`: new ones appear, vanished ones are kept with
     `present=False` (their sign-off history stays), returning ones come back."""
     now = now or timezone.now()
@@ -78,7 +84,7 @@ def _enqueue_on_commit(verification_id: int) -> None:
 
 @transaction.atomic
 def verification_request(
-    *, deployment_id: int, actor=None, trigger: str = "button", enqueue: bool = True
+    *, deployment_id: int, actor: User | None = None, trigger: str = "button", enqueue: bool = True
 ) -> tuple[Verification, bool]:
     """(verification, created): a new queued verification of the deployment, or the one
     already queued or running (created False). `actor` None is the beat schedule."""
@@ -130,7 +136,7 @@ def _claim(verification_id: int) -> Verification | None:
 
 
 @transaction.atomic
-def _store(verification: Verification, found: dict, now) -> None:
+def _store(verification: Verification, found: dict[str, Finding], now: datetime) -> None:
     ItemCheck.objects.bulk_create(
         ItemCheck(
             verification=verification,
@@ -147,7 +153,9 @@ def _store(verification: Verification, found: dict, now) -> None:
     Deployment.objects.filter(pk=verification.deployment_id).update(last_verification=verification)
 
 
-def verification_run(*, verification_id: int, api_factory=None) -> Verification | None:
+def verification_run(
+    *, verification_id: int, api_factory: Callable[[], KubeApi] | None = None
+) -> Verification | None:
     """Run a queued verification (on the worker): read every source, store one result per
     item. The reads happen outside any transaction; the results are written in one."""
     from runbooks.actions.k8s import kube_api
@@ -176,7 +184,7 @@ def verification_run(*, verification_id: int, api_factory=None) -> Verification 
     return verification
 
 
-def checklists_refresh(*, api_factory=None) -> int:
+def checklists_refresh(*, api_factory: Callable[[], KubeApi] | None = None) -> int:
     """Find the LWS in each namespace, then verify each one now (on the worker). Returns
     how many were verified."""
     from runbooks.actions.k8s import kube_api
@@ -206,7 +214,7 @@ def checklists_refresh(*, api_factory=None) -> int:
 
 
 @transaction.atomic
-def verifications_prune(*, now=None) -> int:
+def verifications_prune(*, now: datetime | None = None) -> int:
     """Forget finished verifications older than READINESS_KEEP_DAYS (beat verifies every
     deployment every 15 minutes, ~100 rows a day each), keeping each deployment's latest
     finished one, which is what its page shows. Sign-offs are never pruned. Returns how
@@ -243,7 +251,9 @@ def _signable(deployment_id: int, item: str) -> Deployment:
 
 
 @transaction.atomic
-def signoff_record(*, deployment_id: int, item: str, actor, note: str, expires_on: date) -> SignOff:
+def signoff_record(
+    *, deployment_id: int, item: str, actor: User, note: str, expires_on: date
+) -> SignOff:
     """A commander's sign-off of one person-checked item, valid until `expires_on`."""
     if not actor.has_perm(SIGN_OFF):
         raise PermissionDenied("Only a commander may sign off checklist items.")
@@ -274,7 +284,7 @@ def signoff_record(*, deployment_id: int, item: str, actor, note: str, expires_o
 
 
 @transaction.atomic
-def signoff_revoke(*, deployment_id: int, item: str, actor, note: str) -> SignOff:
+def signoff_revoke(*, deployment_id: int, item: str, actor: User, note: str) -> SignOff:
     """Withdraw the item's sign-off (a new history row; the old one stays)."""
     if not actor.has_perm(SIGN_OFF):
         raise PermissionDenied("Only a commander may revoke checklist sign-offs.")

@@ -8,7 +8,7 @@ from datetime import date
 from readiness.models import ItemState, SignOffAction
 
 GREEN, AMBER, RED = "green", "amber", "red"
-RAG_OF_STATE = {
+RAG_OF_STATE: dict[str, str] = {
     ItemState.VERIFIED: GREEN,
     ItemState.SIGNED_OFF: GREEN,
     # Held once, but nobody has confirmed it lately / nobody could look: not a launch

@@ -15,6 +15,7 @@ from django_htmx.http import HttpResponseClientRefresh
 
 from console.bounds import parse_date
 from console.errors import DomainError
+from console.http import AuthedRequest
 from console.web import console_view, perform
 from readiness import selectors, services
 from readiness.items import BY_KEY, SIGN_OFF_KEYS
@@ -33,13 +34,13 @@ def _checklist(pk: int):
 
 @require_GET
 @console_view(VIEW)
-def deployment_list(request):
+def deployment_list(request: AuthedRequest):
     return render(request, "readiness/list.html", {"checklists": selectors.deployment_list()})
 
 
 @require_GET
 @console_view(VIEW)
-def deployment_detail(request, pk: int):
+def deployment_detail(request: AuthedRequest, pk: int):
     checklist = _checklist(pk)
     context = {
         "checklist": checklist,
@@ -54,7 +55,7 @@ def deployment_detail(request, pk: int):
 
 @require_GET
 @console_view(VIEW)
-def verification_banner(request, pk: int):
+def verification_banner(request: AuthedRequest, pk: int):
     """Polled while a verification is under way; reloads the page once it has finished."""
     checklist = _checklist(pk)
     if checklist.active is None:
@@ -63,13 +64,13 @@ def verification_banner(request, pk: int):
     return render(request, "readiness/_verification.html", context)
 
 
-def _run(request, pk: int, call, done: str):
+def _run(request: AuthedRequest, pk: int, call, done: str):
     return perform(request, call, done=done, back=reverse("readiness:deployment", args=[pk]))
 
 
 @require_POST
 @console_view(VERIFY)
-def deployment_verify(request, pk: int):
+def deployment_verify(request: AuthedRequest, pk: int):
     return _run(
         request, pk,
         lambda: services.verification_request(deployment_id=pk, actor=request.user),
@@ -77,7 +78,7 @@ def deployment_verify(request, pk: int):
     )  # fmt: skip
 
 
-def _item(request) -> str:
+def _item(request: AuthedRequest) -> str:
     item = request.POST.get("item", "")
     if item not in SIGN_OFF_KEYS:
         raise DomainError(f"{item!r} is not an item a person signs off.", code="invalid_params")
@@ -86,7 +87,7 @@ def _item(request) -> str:
 
 @require_POST
 @console_view(SIGN_OFF)
-def signoff_record(request, pk: int):
+def signoff_record(request: AuthedRequest, pk: int):
     def call():
         expires_on = parse_date(request.POST.get("expires_on"))
         if expires_on is None:
@@ -102,7 +103,7 @@ def signoff_record(request, pk: int):
 
 @require_POST
 @console_view(SIGN_OFF)
-def signoff_revoke(request, pk: int):
+def signoff_revoke(request: AuthedRequest, pk: int):
     def call():
         services.signoff_revoke(
             deployment_id=pk, item=_item(request), actor=request.user,

@@ -53,17 +53,18 @@ def router_fallback(configmap: dict, where: str) -> Finding:
     )
 
 
-def _gateway(configmap: dict, where: str) -> tuple[dict | None, Finding | None]:
+def _gateway(configmap: dict, where: str) -> dict | Finding:
+    """The gateway config, or the failed Finding saying why it cannot be read."""
     config, problem = _data(configmap, GATEWAY_KEY, where)
     if config is None:
-        return None, failed(f"The gateway config cannot be read: {problem}.", [problem])
-    return config, None
+        return failed(f"The gateway config cannot be read: {problem}.", [problem])
+    return config
 
 
 def gateway_limits(configmap: dict, where: str) -> Finding:
-    config, error = _gateway(configmap, where)
-    if error:
-        return error
+    config = _gateway(configmap, where)
+    if isinstance(config, Finding):
+        return config
     evidence, missing = [], []
     for what, keys in LIMITS.items():
         set_ = [(k, config[k]) for k in keys if k in config]
@@ -78,9 +79,9 @@ def gateway_limits(configmap: dict, where: str) -> Finding:
 
 
 def max_tokens_cap(configmap: dict, where: str) -> Finding:
-    config, error = _gateway(configmap, where)
-    if error:
-        return error
+    config = _gateway(configmap, where)
+    if isinstance(config, Finding):
+        return config
     cap = _limit(config.get("max_tokens_cap"))
     evidence = [f"{where} {GATEWAY_KEY}: max_tokens_cap={config.get('max_tokens_cap')!r}"]
     if cap <= 0:
