@@ -28,8 +28,11 @@ ROUNDROBIN_HIT = 0.05
 CODES = ("200", "429", "502", "503", "504")
 VERSIONS = ("v1", "v2-canary")
 # Traffic classes: (rps, prompt tokens uniform min..max, mean output tokens, cache hit).
-CHAT = (13.0, 500, 3500, 500, None)  # hit from the router's routing logic
-DOCS = (0.15, 40_000, 120_000, 600, 0.5)  # long-context document Q&A
+# A traffic class: requests/s, prompt tokens low and high, output tokens, prefix-cache
+# hit rate (None: from the router's routing logic).
+TrafficClass = tuple[float, int, int, float, float | None]
+CHAT: TrafficClass = (13.0, 500, 3500, 500, None)  # hit from the router's routing logic
+DOCS: TrafficClass = (0.15, 40_000, 120_000, 600, 0.5)  # long-context document Q&A
 # Per response: P(user leaves feedback), P(thumbs down | feedback), P(format violation).
 QUALITY = {"v1": (0.05, 0.12, 0.002), "v2-canary": (0.05, 0.6, 0.25)}
 GARBAGE = QUALITY["v2-canary"]  # answers of a checkpoint with broken weights, any version
@@ -52,8 +55,10 @@ class Fleet:
         }
         self.retry_multiplier = 1.0
         self.retries_without_budget = False  # clients re-send every failure (retry-storm)
-        self.chat_class = CHAT  # the interactive traffic, as a scenario may reshape it
-        self.extra_classes: list[tuple] = []  # traffic a scenario adds
+        self.chat_class: TrafficClass = (
+            CHAT  # the interactive traffic, as a scenario may reshape it
+        )
+        self.extra_classes: list[TrafficClass] = []  # traffic a scenario adds
         self.load_factor = 1.0  # traffic multiplier a scenario sets
         # pool -> (prefill, decode) slow-down of throttled GPUs: compute-bound prefill
         # suffers more from a clock drop than memory-bound decoding.
@@ -70,7 +75,10 @@ class Fleet:
         self.nvlink_crc: dict[tuple[str, int], float] = {}  # flit CRC errors (nccl-hang)
         self.xid: dict[tuple[str, int], int] = {}  # last Xid code per GPU (sticky, as DCGM)
         self.pool_stats: dict[str, dict] = {}
-        self.ttft_samples = {p: deque(maxlen=2000) for p in PROFILES}
+        # (time, TTFT seconds) per pool
+        self.ttft_samples: dict[str, deque[tuple[float, float]]] = {
+            p: deque(maxlen=2000) for p in PROFILES
+        }
         self._read_configs()
         self.cluster.reconcile(self.t, initial=True)
 
@@ -188,7 +196,7 @@ class Fleet:
     def _route(self, load: float) -> dict[str, list[Component]]:
         """Split traffic between pools by prompt length (gateway long-context threshold)."""
         threshold = self._num("long_context_threshold_tokens", 32768)
-        logic = self.router.get("routing_logic")
+        logic = str(self.router.get("routing_logic") or "")
         chat_hit = CACHE_AWARE_HIT.get(logic, ROUNDROBIN_HIT)
         pools: dict[str, list[Component]] = {p: [] for p in PROFILES}
         for rps, lo, hi, out, hit in [self.chat_class, DOCS, *self.extra_classes]:

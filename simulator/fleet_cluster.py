@@ -22,6 +22,7 @@ import hashlib
 import json
 import re
 from dataclasses import dataclass, field
+from functools import partial
 
 from simulator import objects
 from simulator.fleet_engine import EngineState
@@ -76,6 +77,15 @@ def node_blocked(node: dict) -> bool:
     return bool(spec.get("unschedulable")) or any(
         t.get("effect") in ("NoSchedule", "NoExecute") for t in taints
     )
+
+
+# mutate() callbacks: what the scheduler and the kubelet write on a pod.
+def _bind_node(pod: dict, *, node: str) -> None:
+    pod["spec"].update(nodeName=node)
+
+
+def _write_status(pod: dict, *, status: dict) -> None:
+    pod.update(status=status)
 
 
 @dataclass
@@ -276,7 +286,7 @@ class Cluster:
                             PODS,
                             objects.NAMESPACE,
                             p.name,
-                            lambda o, n=p.node: o["spec"].update(nodeName=n),
+                            partial(_bind_node, node=p.node),
                             actor="default-scheduler",
                         )
 
@@ -328,7 +338,7 @@ class Cluster:
                         PODS,
                         objects.NAMESPACE,
                         p.name,
-                        lambda o, s=status: o.update(status=s),
+                        partial(_write_status, status=status),
                         actor="kubelet",
                     )
                     p.written_status = status

@@ -156,6 +156,7 @@ class KubeApi:
 
     # --- verbs ------------------------------------------------------------------------
     def _get(self, target: Target) -> dict:
+        assert target.name is not None  # a get names its object (else it is a list)
         try:
             return self.store.get(target.resource, target.namespace, target.name)
         except StoreError as error:
@@ -324,6 +325,7 @@ class KubeApi:
                 f"Precondition failed: {json.dumps(pre)} does not match the object",
                 {"name": target.name, "kind": target.resource[2], "group": target.resource[0]},
             )
+        assert target.name is not None  # a delete names its object
         try:
             deleted = self.store.delete(
                 target.resource, target.namespace, target.name, actor=user, dry_run=dry_run

@@ -140,7 +140,7 @@ def access_review(body: dict, user: str, permissions: set[str]) -> dict:
             "spec.resourceAttributes: Invalid value: exactly one of nonResourceAttributes "
             "or resourceAttributes must be specified",
         )
-    status = {"allowed": allowed}
+    status: dict[str, object] = {"allowed": allowed}
     if allowed:
         status["reason"] = f'RBAC: allowed for User "{user}" by the simulator\'s token table'
     return {

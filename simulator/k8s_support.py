@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from typing import Any
 
 from simulator.k8s_discovery import ResourceInfo
 from simulator.k8s_errors import ApiError, bad_request, invalid
@@ -65,7 +66,7 @@ def parse_dry_run(values: list[str]) -> bool:
 def to_scale(lws: dict) -> dict:
     """The autoscaling/v1 Scale view of a LeaderWorkerSet (specReplicasPath .spec.replicas)."""
     meta, status = lws["metadata"], lws.get("status") or {}
-    scale = {
+    scale: dict[str, Any] = {
         "kind": "Scale",
         "apiVersion": "autoscaling/v1",
         "metadata": {

@@ -20,6 +20,7 @@ from __future__ import annotations
 import hashlib
 import math
 import uuid
+from collections.abc import Sequence
 
 import prometheus_client
 from prometheus_client.core import HistogramMetricFamily, Metric
@@ -40,7 +41,7 @@ def gpu_uuid(node: str, gpu: int) -> str:
     return f"GPU-{uuid.UUID(bytes=digest)}"
 
 
-def _metric(name: str, doc: str, typ: str, samples: list[tuple[dict, float]]) -> Metric:
+def _metric(name: str, doc: str, typ: str, samples: Sequence[tuple[dict, float]]) -> Metric:
     m = Metric(name, doc, typ)
     sample_name = name + "_total" if typ == "counter" else name
     for labels, value in samples:

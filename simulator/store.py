@@ -9,6 +9,7 @@ ConfigMap edit stays visible after the fact.
 
 from __future__ import annotations
 
+import builtins
 import copy
 import itertools
 import threading
@@ -253,7 +254,9 @@ class ObjectStore:
             self._record("delete", resource, namespace, name, current, None, actor)
             return copy.deepcopy(current)
 
-    def changes(self, resource: Resource | None = None, name: str | None = None) -> list[Change]:
+    def changes(
+        self, resource: Resource | None = None, name: str | None = None
+    ) -> builtins.list[Change]:  # `list` is also a method of this class
         with self._lock:
             return [
                 c for c in self.history
