@@ -22,19 +22,21 @@ run: $(STAMP)
 	@scripts/install-monitoring.sh
 	$(PY) manage.py runstack --port $(PORT)
 
-## The one test command (README and .ci/run call it).
-test: $(STAMP)
-	$(PY) -m ruff check .
-	$(PY) -m ruff format --check .
+## The one test command (README and .ci/run call it): the linters, then every test.
+test: lint
 	$(PY) -m pytest $(PYTEST_ARGS)
 
 ## Unit tests only (no browser, no stack smoke test, no drill suite).
 test-fast: $(STAMP)
 	$(PY) -m pytest -m "not e2e and not smoke and not drill and not branches" $(PYTEST_ARGS)
 
+## ruff (style), import-linter (the apps' one-way layers, [tool.importlinter]) and mypy
+## (types, [tool.mypy]; strict for services and selectors). CI runs it through `make test`.
 lint: $(STAMP)
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
+	$(VENV)/bin/lint-imports
+	$(PY) -m mypy
 
 format: $(STAMP)
 	$(PY) -m ruff check --fix .
