@@ -339,6 +339,9 @@ WORKER_HEARTBEAT_STALE_SECONDS = env.int("WORKER_HEARTBEAT_STALE_SECONDS", defau
 PROMETHEUS_URL = env.str("PROMETHEUS_URL", default="http://127.0.0.1:9090")
 PROMETHEUS_TIMEOUT_SECONDS = env.float("PROMETHEUS_TIMEOUT_SECONDS", default=3.0)
 TRIAGE_CACHE_SECONDS = env.int("TRIAGE_CACHE_SECONDS", default=10)
+# Silences from the incident page go to Alertmanager's v2 API (incidents/silences.py).
+ALERTMANAGER_URL = env.str("ALERTMANAGER_URL", default="http://127.0.0.1:9093")
+ALERTMANAGER_TIMEOUT_SECONDS = env.float("ALERTMANAGER_TIMEOUT_SECONDS", default=3.0)
 # The runbook catalogue (YAML); the drill suite points it at a copy with short windows.
 RUNBOOKS_CATALOG_DIR = Path(
     env.str("RUNBOOKS_CATALOG_DIR", default=str(BASE_DIR / "runbooks" / "catalog"))

@@ -31,6 +31,9 @@ TEST_RUN_ID = os.environ.setdefault("TEST_RUN_ID", str(os.getpid()))
 os.environ.setdefault("CELERY_BROKER_KEY_PREFIX", f"test-{TEST_RUN_ID}:")
 os.environ.setdefault("TEST_DB_NAME", f"test_console_{TEST_RUN_ID}")
 os.environ.setdefault("ALERTMANAGER_TOKEN", "test-alertmanager-token")
+# Nothing listens on port 9: a test that starts no Alertmanager of its own gets the
+# "refused" answer, never a silence written into a developer's `make run` Alertmanager.
+os.environ.setdefault("ALERTMANAGER_URL", "http://127.0.0.1:9")
 # The suite (live server, browser, worker and gunicorn subprocesses, which inherit this
 # environment) speaks plain HTTP to 127.0.0.1, so the production HTTPS defaults are off
 # here; tests/unit/test_security_settings.py proves they are on in production.

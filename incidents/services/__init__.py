@@ -16,6 +16,7 @@ from incidents.services.receipts import (
     webhook_receipt_replay_request,
     webhook_receipts_prune,
 )
+from incidents.services.silences import incident_silence_create, incident_silence_expire
 from incidents.services.timeline import (
     incident_event_add,
     incident_event_record,
@@ -35,6 +36,8 @@ __all__ = [
     "incident_reopen",
     "incident_resolve",
     "incident_runbook_set",
+    "incident_silence_create",
+    "incident_silence_expire",
     "webhook_receipt_record",
     "webhook_receipt_replay",
     "webhook_receipt_replay_request",

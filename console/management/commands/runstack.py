@@ -64,6 +64,7 @@ class Command(BaseCommand):
             **os.environ,
             "DJANGO_SETTINGS_MODULE": "console.settings",
             "PROMETHEUS_URL": f"http://127.0.0.1:{ports.prometheus}",
+            "ALERTMANAGER_URL": f"http://127.0.0.1:{ports.alertmanager}",
             "KUBECONFIG": os.environ.get("KUBECONFIG", str(kubeconfig)),
         }
         commands = self._console_commands(host, port, var)
