@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from incidents import api
+from incidents import api, silences_api
 
 app_name = "incidents_api"
 
@@ -35,5 +35,15 @@ urlpatterns = [
         "incidents/<int:pk>/commander/",
         api.IncidentCommanderApi.as_view(),
         name="incident-commander",
+    ),
+    path(
+        "incidents/<int:pk>/silences/",
+        silences_api.IncidentSilencesApi.as_view(),
+        name="incident-silences",
+    ),
+    path(
+        "incidents/<int:pk>/silences/<uuid:silence_id>/",
+        silences_api.IncidentSilenceApi.as_view(),
+        name="incident-silence",
     ),
 ]
