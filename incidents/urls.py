@@ -1,6 +1,6 @@
 from django.urls import path
 
-from incidents import views
+from incidents import silences_views, views
 
 app_name = "incidents"
 urlpatterns = [
@@ -15,6 +15,17 @@ urlpatterns = [
     path("incidents/<int:pk>/reopen/", views.incident_reopen, name="reopen"),
     path("incidents/<int:pk>/commander/", views.incident_commander, name="commander"),
     path("incidents/<int:pk>/notes/", views.incident_note, name="notes"),
+    path("incidents/<int:pk>/silences/", silences_views.incident_silence_list, name="silences"),
+    path(
+        "incidents/<int:pk>/silences/new/",
+        silences_views.incident_silence_create,
+        name="silence-create",
+    ),
+    path(
+        "incidents/<int:pk>/silences/<uuid:silence_id>/expire/",
+        silences_views.incident_silence_expire,
+        name="silence-expire",
+    ),
     path("receipts/", views.receipt_list, name="receipts"),
     path("receipts/<int:pk>/", views.receipt_detail, name="receipt-detail"),
     path("receipts/<int:pk>/body/", views.receipt_body, name="receipt-body"),
