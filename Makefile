@@ -26,9 +26,10 @@ run: $(STAMP)
 test: lint
 	$(PY) -m pytest $(PYTEST_ARGS)
 
-## Unit tests only (no browser, no stack smoke test, no drill suite).
+## Unit tests only: no real services (integration), browser, stack, drill or branch suite.
 test-fast: $(STAMP)
-	$(PY) -m pytest -m "not e2e and not smoke and not drill and not branches" $(PYTEST_ARGS)
+	$(PY) -m pytest -m "not integration and not e2e and not smoke and not drill and not branches" \
+		$(PYTEST_ARGS)
 
 ## ruff (style), import-linter (the apps' one-way layers, [tool.importlinter]) and mypy
 ## (types, [tool.mypy]; strict for services and selectors). CI runs it through `make test`.

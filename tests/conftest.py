@@ -43,3 +43,19 @@ def post_webhook(client):
         )
 
     return _post
+
+
+def pytest_collection_modifyitems(items):
+    """Everything under tests/integration/ needs real services: it must carry the
+    `integration` (or `smoke`) marker, so `make test-fast` never starts a worker."""
+    unmarked = [
+        item.nodeid
+        for item in items
+        if "integration" in item.path.relative_to(item.config.rootpath).parts[:2]
+        and not any(item.get_closest_marker(name) for name in ("integration", "smoke"))
+    ]
+    if unmarked:
+        raise pytest.UsageError(
+            "tests under tests/integration/ without the integration marker: "
+            + ", ".join(unmarked[:5])
+        )

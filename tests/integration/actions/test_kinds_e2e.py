@@ -14,7 +14,11 @@ from runbooks.actions.revisions import config_revisions_capture
 from tests.factories import IncidentFactory
 from tests.integration.actions.conftest import NS, eventually, key, wait_run
 
-pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.timeout(240)]
+pytestmark = [
+    pytest.mark.integration,
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.timeout(240),
+]
 
 
 @pytest.fixture

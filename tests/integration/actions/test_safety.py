@@ -18,7 +18,11 @@ from tests.factories import IncidentFactory
 from tests.helpers import free_port
 from tests.integration.actions.conftest import FAST, NS, eventually, key, wait_run
 
-pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.timeout(240)]
+pytestmark = [
+    pytest.mark.integration,
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.timeout(240),
+]
 SCALE = {"namespace": NS, "lws": "vllm-chat", "replicas_delta": 2}
 
 

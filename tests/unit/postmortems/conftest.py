@@ -4,7 +4,6 @@ on a drafted incident) and one person per role."""
 import pytest
 
 from console import roles
-from tests.unit.actions.conftest import sim  # noqa: F401
 
 
 @pytest.fixture

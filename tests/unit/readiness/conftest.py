@@ -5,9 +5,7 @@ import pytest
 
 from runbooks.actions.k8s import kube_api
 from tests.prometheus_standin import StandInPrometheus
-from tests.unit.actions.conftest import NS, sim  # noqa: F401  (fixtures)
-
-__all__ = ["NS"]
+from tests.unit.conftest import NS
 
 
 @pytest.fixture
@@ -21,7 +19,7 @@ def prom(settings):
 
 
 @pytest.fixture
-def worker_api(sim, settings):  # noqa: F811
+def worker_api(sim, settings):
     """What the worker's task uses: the production factory on the worker's kubeconfig."""
     settings.KUBECONFIG = str(sim.kubeconfig("console-worker"))
     settings.ACTIONS_K8S_TIMEOUT_SECONDS = 2
@@ -30,6 +28,6 @@ def worker_api(sim, settings):  # noqa: F811
 
 
 @pytest.fixture
-def admin_api(sim, settings):  # noqa: F811
+def admin_api(sim, settings):
     """Someone with kubectl changing the cluster between verifications."""
     return kube_api(sim.kubeconfig("kubernetes-admin"))

@@ -11,8 +11,7 @@ from django.utils import timezone
 from readiness import selectors, services
 from readiness.models import Deployment, ItemState
 from tests.helpers import free_port
-
-from .conftest import NS
+from tests.unit.conftest import NS
 
 pytestmark = pytest.mark.django_db
 

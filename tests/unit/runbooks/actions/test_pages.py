@@ -15,7 +15,7 @@ from runbooks.actions.models import ActionRun
 from tests.factories import IncidentFactory
 from tests.payloads import alert, notification
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("no_kubernetes")]
 HTMX = {"HTTP_HX_REQUEST": "true"}
 SCALE = {"namespace": "llm-serving", "lws": "vllm-chat", "replicas_delta": 2}
 

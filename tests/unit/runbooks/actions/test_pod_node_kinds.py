@@ -14,8 +14,7 @@ from runbooks.actions.kinds import (
 )
 from runbooks.actions.kinds.cordon_node import TAINT_KEY, reason_slug
 from simulator.store import NODES, PODS, NotFound
-
-from .conftest import NS
+from tests.unit.conftest import NS
 
 RESTART, CORDON = kind_for("restart_lws_group"), kind_for("cordon_node")
 ECC_TAINT = {"key": "nvidia.com/gpu-ecc", "value": "dbe", "effect": "NoSchedule"}

@@ -15,8 +15,7 @@ from runbooks.actions.kinds import (
 )
 from simulator import objects
 from simulator.store import CONFIGMAPS
-
-from .conftest import NS
+from tests.unit.conftest import NS
 
 ROLLBACK, GATEWAY = kind_for("rollback_router_config"), kind_for("update_gateway_limits")
 STARTED = datetime(2026, 11, 29, 10, 0, tzinfo=UTC)

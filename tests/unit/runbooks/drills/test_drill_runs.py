@@ -17,21 +17,20 @@ from runbooks.drills.models import DrillPlan, DrillRun, DrillRunStatus
 from runbooks.drills.selectors import drill_last_passed
 from runbooks.timeline_kinds import DIAGNOSIS_CONFIRMED, DRILL
 from tests.payloads import alert, notification
-from tests.unit.actions.conftest import api, sim  # noqa: F401
 
 pytestmark = pytest.mark.django_db
 LABEL_PATH = "/metadata/labels/console.llm~1drill-target"
 
 
 @pytest.fixture
-def drills(sim, settings):  # noqa: F811
+def drills(sim, settings):
     settings.KUBECONFIG = str(sim.kubeconfig("console-worker"))
     settings.ACTIONS_K8S_TIMEOUT_SECONDS = 5
     settings.DRILLS_SIMULATOR_URL = sim.url
     return sim
 
 
-def active(sim) -> list[str]:  # noqa: F811
+def active(sim) -> list[str]:
     return [s["slug"] for s in sim.sim.control("GET", ["status"])[1]["active_scenarios"]]
 
 

@@ -23,7 +23,7 @@ from tests.factories import AlertFactory, IncidentFactory
 from tests.helpers import free_port
 from tests.prometheus_standin import StandInPrometheus
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("no_kubernetes")]
 S = ActionRunStatus
 HIT = "prefix_cache_hits_total"
 ROUTER = {"namespace": "llm-serving", "configmap": "vllm-router-config", "revision": "7"}

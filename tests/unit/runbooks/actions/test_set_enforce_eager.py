@@ -6,8 +6,7 @@ from runbooks.actions.kinds import ActionError, Conflict, Context, ParamError, k
 from runbooks.actions.kinds.eager_flag import flag_on, list_toggle, script_toggle
 from simulator.fleet_cluster import enforce_eager
 from simulator.store import LWS
-
-from .conftest import NS
+from tests.unit.conftest import NS
 
 KIND = kind_for("set_enforce_eager")
 SERVER = "python3 -m vllm.entrypoints.openai.api_server"

@@ -1,5 +1,6 @@
-"""The action kinds against the real fleet simulator, over real HTTP, through the official
-`kubernetes` client configured from a kubeconfig file, as the Celery worker runs them.
+"""Fixtures shared by the unit tests of several apps: the fleet simulator behind its real
+HTTP handler, and a KubeApi built from a kubeconfig for it, as the Celery worker builds
+one (actions, readiness, drills and postmortems talk to it).
 
 The simulator's HTTP handler and fleet are the ones `python -m simulator serve` runs; the
 fleet's controllers only move when a test calls `tick()`, so each test decides when "LWS"
@@ -14,7 +15,6 @@ from http.server import ThreadingHTTPServer
 import pytest
 
 from runbooks.actions.k8s import kube_api
-from runbooks.actions.kinds import Context, kind_for
 from simulator.k8s_auth import token_for
 from simulator.kubeconfig import write_kubeconfig
 from simulator.server import Simulator, _handler
@@ -57,23 +57,3 @@ def api(sim, settings):
     settings.KUBECONFIG = str(sim.kubeconfig("console-worker"))
     settings.ACTIONS_K8S_TIMEOUT_SECONDS = 5
     return kube_api()
-
-
-@pytest.fixture
-def reader_api(sim, settings):
-    settings.ACTIONS_K8S_TIMEOUT_SECONDS = 5
-    return kube_api(sim.kubeconfig("read-only"))
-
-
-@pytest.fixture
-def prepare(api):
-    """clean -> read -> plan, as the request service does; returns (kind, params, current,
-    plan)."""
-
-    def _prepare(kind_name: str, params: dict, ctx: Context | None = None):
-        kind = kind_for(kind_name)
-        clean = kind.clean(params)
-        current = kind.read(api, clean)
-        return kind, clean, current, kind.plan(current, clean, ctx or Context())
-
-    return _prepare

@@ -2,8 +2,7 @@
 approval policy looks for open SEV1 incidents whose alerts carry these labels."""
 
 from runbooks.actions.kinds import Subject, kind_for
-
-from .conftest import NS
+from tests.unit.conftest import NS
 
 
 def labels(kind: str, params: dict, current=None) -> list[dict]:

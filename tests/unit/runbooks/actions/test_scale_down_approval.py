@@ -9,8 +9,7 @@ from console import roles
 from runbooks.actions import services
 from runbooks.actions.models import ActionRunStatus
 from tests.factories import IncidentFactory
-
-from .conftest import NS
+from tests.unit.conftest import NS
 
 pytestmark = pytest.mark.django_db
 

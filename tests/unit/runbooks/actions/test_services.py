@@ -14,7 +14,7 @@ from runbooks.actions.models import ActionRun, ActionRunEvent, ActionRunStatus
 from runbooks.timeline_kinds import ACTION
 from tests.factories import IncidentFactory
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("no_kubernetes")]
 S = ActionRunStatus
 SCALE = {"namespace": "llm-serving", "lws": "vllm-chat", "replicas_delta": 2}
 

@@ -13,8 +13,7 @@ from runbooks.actions.kinds import (
     kind_for,
 )
 from simulator.store import LWS
-
-from .conftest import NS
+from tests.unit.conftest import NS
 
 KIND = kind_for("scale_lws")
 

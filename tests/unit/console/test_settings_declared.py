@@ -7,7 +7,7 @@ from pathlib import Path
 
 from django.conf import settings
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 PACKAGES = ("console", "incidents", "runbooks", "postmortems", "readiness")
 
 

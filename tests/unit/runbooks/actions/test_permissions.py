@@ -12,7 +12,7 @@ from runbooks.actions.permissions import REQUIRED, missing_permissions
 from simulator.k8s_api import default_tokens
 from simulator.k8s_auth import USER_PREFIX, token_for
 
-RBAC = Path(__file__).resolve().parents[3] / "deploy" / "k8s" / "rbac.yaml"
+RBAC = Path(__file__).resolve().parents[4] / "deploy" / "k8s" / "rbac.yaml"
 
 
 def _grants(doc: dict, namespaced: bool) -> set[tuple]:

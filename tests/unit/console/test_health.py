@@ -17,7 +17,7 @@ def test_readyz_ok(client):
     assert r.json()["checks"] == {
         "database": "ok",
         "broker": "ok",
-        "worker": "No worker has been seen yet",  # tests/unit/test_worker_liveness.py
+        "worker": "No worker has been seen yet",  # test_worker_liveness.py
     }
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 # Everything the test settings or the caller's shell may have set that changes security.
 _STRIP = (
     "DJANGO_SETTINGS_MODULE", "DATABASE_URL", "SECRET_KEY", "DEBUG", "ALLOWED_HOSTS",

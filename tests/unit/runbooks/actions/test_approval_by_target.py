@@ -2,7 +2,7 @@
 finding 1): a responder on a quiet SEV4 incident cannot change an LWS, a ConfigMap or a
 node that an open SEV1 incident is about without a commander's approval. No Kubernetes here
 (KUBECONFIG unset); the scale-down rule, which needs the LWS's ready groups, is tested
-against the simulator in tests/unit/actions/test_scale_down_approval.py."""
+against the simulator in test_scale_down_approval.py."""
 
 import pytest
 from django.core.exceptions import PermissionDenied
@@ -17,7 +17,7 @@ from runbooks.actions import services
 from runbooks.actions.models import ActionRunStatus
 from tests.factories import AlertFactory, IncidentFactory
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("no_kubernetes")]
 S = ActionRunStatus
 PROD = "llm-prod"
 SCALE = {"namespace": PROD, "lws": "vllm-chat", "replicas_delta": 2}

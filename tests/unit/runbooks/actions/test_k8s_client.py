@@ -21,8 +21,7 @@ from runbooks.actions.kinds import (
     kind_for,
 )
 from simulator.kubeconfig import write_kubeconfig
-
-from .conftest import NS
+from tests.unit.conftest import NS
 
 
 def test_factory_reads_settings_kubeconfig_and_caches_until_it_changes(sim, settings):

@@ -11,7 +11,7 @@ from console import roles
 from runbooks.actions.models import ActionRun
 from tests.factories import IncidentFactory
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("no_kubernetes")]
 SCALE = {"namespace": "llm-serving", "lws": "vllm-chat", "replicas_delta": 2}
 
 
