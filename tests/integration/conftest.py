@@ -1,16 +1,19 @@
-"""Real processes for integration tests: a Celery worker on Redis and PostgreSQL."""
+"""Real processes for integration tests: a Celery worker on Redis and PostgreSQL, and
+Alertmanager notifying the live server's webhook."""
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+import requests
 from django.conf import settings
 from django.db import connection
 
 from tests.conftest import need_service
-from tests.helpers import port_open, wait_for
+from tests.helpers import free_port, port_open, wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
@@ -119,3 +122,55 @@ def make_run(tmp_path):
 
     yield start
     stop_runs(procs)
+
+
+# --- Alertmanager --------------------------------------------------------------------
+ALERTMANAGER_BINARY = shutil.which("prometheus-alertmanager") or shutil.which("alertmanager")
+
+ALERTMANAGER_CONFIG = """
+route:
+  receiver: console
+  group_by: [alertname, lws]
+  group_wait: 1s
+  group_interval: 1s
+  repeat_interval: 1h
+receivers:
+  - name: console
+    webhook_configs:
+      - url: {url}
+        send_resolved: true
+        max_alerts: 0
+        http_config:
+          authorization:
+            type: Bearer
+            credentials: test-alertmanager-token
+"""
+
+
+@pytest.fixture
+def alertmanager(live_server, tmp_path):
+    """The real Alertmanager on a free port, notifying the live server's webhook (its
+    silences API is the one the console talks to); yields its base URL."""
+    binary = ALERTMANAGER_BINARY
+    need_service("Alertmanager", binary is not None, "install prometheus-alertmanager")
+    port = free_port()
+    (tmp_path / "am.yml").write_text(
+        ALERTMANAGER_CONFIG.format(url=live_server.url + "/api/v1/alerts/alertmanager")
+    )
+    log = open(tmp_path / "am.log", "w+")  # noqa: SIM115
+    proc = subprocess.Popen(
+        [binary, f"--config.file={tmp_path / 'am.yml'}", f"--storage.path={tmp_path}",
+         f"--web.listen-address=127.0.0.1:{port}", "--cluster.listen-address="],
+        stdout=log, stderr=subprocess.STDOUT,
+    )  # fmt: skip
+    base = f"http://127.0.0.1:{port}"
+    try:
+        wait_for(lambda: requests.get(base + "/-/ready", timeout=1).ok, timeout=30,
+                 what="Alertmanager to start")  # fmt: skip
+        yield base
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+        log.seek(0)
+        print(log.read()[-4000:])  # shown only when the test fails
+        log.close()

@@ -1,10 +1,8 @@
-"""Real Alertmanager (Debian's prometheus-alertmanager) notifies the console's webhook:
-alerts posted to Alertmanager's API become one incident, re-notification changes
-nothing, and resolving them mitigates it. Also proves our fingerprint for legacy
-payloads equals the one Alertmanager computes."""
+"""Real Alertmanager (Debian's prometheus-alertmanager, the `alertmanager` fixture in
+conftest) notifies the console's webhook: alerts posted to Alertmanager's API become one
+incident, re-notification changes nothing, and resolving them mitigates it. Also proves
+our fingerprint for legacy payloads equals the one Alertmanager computes."""
 
-import shutil
-import subprocess
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -12,60 +10,13 @@ import requests
 
 from incidents.alertmanager import labels_fingerprint
 from incidents.models import Alert, Incident, TimelineEvent
-from tests.conftest import need_service
-from tests.helpers import free_port, wait_for
+from tests.helpers import wait_for
 
 pytestmark = [
     pytest.mark.integration,
     pytest.mark.timeout(120),
     pytest.mark.django_db(transaction=True),
 ]
-BINARY = shutil.which("prometheus-alertmanager") or shutil.which("alertmanager")
-
-CONFIG = """
-route:
-  receiver: console
-  group_by: [alertname, lws]
-  group_wait: 1s
-  group_interval: 1s
-  repeat_interval: 1h
-receivers:
-  - name: console
-    webhook_configs:
-      - url: {url}
-        send_resolved: true
-        max_alerts: 0
-        http_config:
-          authorization:
-            type: Bearer
-            credentials: test-alertmanager-token
-"""
-
-
-@pytest.fixture
-def alertmanager(live_server, tmp_path):
-    need_service("Alertmanager", BINARY is not None, "install prometheus-alertmanager")
-    port = free_port()
-    (tmp_path / "am.yml").write_text(
-        CONFIG.format(url=live_server.url + "/api/v1/alerts/alertmanager")
-    )
-    log = open(tmp_path / "am.log", "w+")  # noqa: SIM115
-    proc = subprocess.Popen(
-        [BINARY, f"--config.file={tmp_path / 'am.yml'}", f"--storage.path={tmp_path}",
-         f"--web.listen-address=127.0.0.1:{port}", "--cluster.listen-address="],
-        stdout=log, stderr=subprocess.STDOUT,
-    )  # fmt: skip
-    base = f"http://127.0.0.1:{port}"
-    try:
-        wait_for(lambda: requests.get(base + "/-/ready", timeout=1).ok, timeout=30,
-                 what="Alertmanager to start")  # fmt: skip
-        yield base
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
-        log.seek(0)
-        print(log.read()[-4000:])  # shown only when the test fails
-        log.close()
 
 
 def post_alerts(base: str, alerts: list[dict]) -> None:
