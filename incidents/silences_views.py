@@ -99,7 +99,7 @@ def incident_silence_create(request: AuthedRequest, pk: int):
         alert_id = _alert_id(values["scope"])
         if alert_id is None and values["scope"] not in ("", "group"):
             raise DomainError("Choose the whole group or one of the alerts.", code="invalid")
-        minutes = _minutes(values["duration"])
+        minutes = _minutes(values["duration"]) if values["duration"] else DEFAULT_MINUTES
         if minutes is None:
             raise DomainError("Choose how long the silence lasts.", code="invalid")
         item = services.incident_silence_create(
