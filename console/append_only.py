@@ -13,7 +13,7 @@ Two guards, so that neither the ORM nor a hand-typed SQL statement can rewrite h
 TRUNCATE fires no row trigger, so pytest-django's PostgreSQL flush between transactional
 tests still empties the tables. On SQLite, Django's table rebuild (an AlterField it
 cannot do in place) drops a table's triggers: a migration that rebuilds one of these
-tables must add `AppendOnlyTriggers` again (tests/unit/test_append_only.py checks).
+tables must add `AppendOnlyTriggers` again (tests/unit/console/test_append_only.py checks).
 """
 
 from __future__ import annotations

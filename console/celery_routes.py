@@ -1,6 +1,6 @@
 """Every task's queue and every periodic task, in one place.
 
-tests/unit/test_celery_routes.py fails when a task is registered without a route here,
+tests/unit/console/test_celery_routes.py fails when a task is registered without a route here,
 so a new task cannot silently land on a queue no worker consumes.
 """
 

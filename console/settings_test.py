@@ -36,7 +36,7 @@ os.environ.setdefault("ALERTMANAGER_TOKEN", "test-alertmanager-token")
 os.environ.setdefault("ALERTMANAGER_URL", "http://127.0.0.1:9")
 # The suite (live server, browser, worker and gunicorn subprocesses, which inherit this
 # environment) speaks plain HTTP to 127.0.0.1, so the production HTTPS defaults are off
-# here; tests/unit/test_security_settings.py proves they are on in production.
+# here; tests/unit/console/test_security_settings.py proves they are on in production.
 os.environ.setdefault("SECURE_SSL_REDIRECT", "0")
 os.environ.setdefault("SECURE_COOKIES", "0")
 

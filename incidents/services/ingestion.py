@@ -2,9 +2,9 @@
 
 The query count is constant whatever the number of alerts: one locking read of the
 alerts concerned, one of the incidents concerned, then bulk writes (see
-tests/unit/test_ingest_queries.py).
+tests/unit/incidents/test_ingest_queries.py).
 
-Order independence (tests/unit/test_ingest_properties.py): an alert episode is keyed by
+Order independence (tests/unit/incidents/test_ingest_properties.py): an alert episode is keyed by
 (fingerprint, startsAt) and "resolved" always wins over "firing" for the same key, so
 duplicated or reordered deliveries converge. An alert that arrives already resolved
 never opens an incident; it waits unattached ("orphan") and joins its group's incident
