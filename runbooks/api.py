@@ -9,7 +9,8 @@ from console.permissions import HasConsoleRole, require_perm
 from incidents import selectors
 from incidents.permissions import VIEW
 from runbooks.serializers import TriageSerializer, triage_data
-from runbooks.triage import incident_triage
+from runbooks.triage import incident_alerts_firing_first, incident_triage
+from runbooks.triage_actions import recommended_actions
 
 
 @extend_schema(tags=["runbooks"])
@@ -17,7 +18,12 @@ class IncidentTriageApi(ConsoleApi):
     """The incident's runbook checks, run against Prometheus now, and the branch of the
     decision tree they point to. Prometheus being down is not an error of this call: the
     checks say "error" and `prometheus.error` says why. Answers are cached for
-    TRIAGE_CACHE_SECONDS."""
+    TRIAGE_CACHE_SECONDS.
+
+    `decision.recommended` lists the branch's actions with their parameters filled from
+    the alert labels as the incident page's button fills them, and whether approval is
+    needed: POST `{"kind", "params", "idempotency_key"}` to
+    /api/v1/incidents/{id}/actions/ to request one, as the button does."""
 
     noun = "incident"
     permission_classes = [HasConsoleRole, require_perm(VIEW)]
@@ -28,5 +34,8 @@ class IncidentTriageApi(ConsoleApi):
         responses={200: TriageSerializer, **ITEM_READ_ERRORS},
     )
     def get(self, request: AuthedApiRequest, pk: int):
-        result = incident_triage(incident=selectors.incident_get(incident_id=pk))
-        return Response(TriageSerializer(triage_data(result)).data)
+        incident = selectors.incident_get(incident_id=pk)
+        alerts = incident_alerts_firing_first(incident)  # one query serves both reads
+        result = incident_triage(incident=incident, alerts=alerts)
+        recommended = recommended_actions(incident=incident, result=result, alerts=alerts)
+        return Response(TriageSerializer(triage_data(result, recommended)).data)

@@ -1,5 +1,7 @@
 """Response shapes of the runbooks API (documentation and rendering, no input)."""
 
+from dataclasses import asdict
+
 from rest_framework import serializers
 
 from runbooks.triage import TRIAGE_STATES
@@ -22,10 +24,42 @@ class BecauseSerializer(serializers.Serializer):
     state = serializers.CharField()
 
 
+class RecommendedActionSerializer(serializers.Serializer):
+    index = serializers.IntegerField(
+        help_text="The action's number in the runbook's emergency actions (the page's button)."
+    )
+    kind = serializers.CharField()
+    title = serializers.CharField()
+    why = serializers.CharField(allow_blank=True)
+    params = serializers.DictField(
+        child=serializers.JSONField(),
+        help_text="Filled from the alert labels as the page's button fills them: POST "
+        "{kind, params, idempotency_key} to /api/v1/incidents/{id}/actions/ to request it.",
+    )
+    needs_labels = serializers.ListField(
+        child=serializers.CharField(),
+        help_text='Placeholders no alert label fills; they stay in `params` as "{pod}" '
+        "for you to replace.",
+    )
+    requires_approval = serializers.BooleanField(
+        allow_null=True,
+        help_text="Whether a commander other than the requester must approve, as the "
+        "approval policy decides before reading the cluster (the request reads it and can "
+        "add a reason; POST .../actions/preview/ shows that answer). null: not decided, "
+        "because the parameters are incomplete or invalid.",
+    )
+    approval_reason = serializers.CharField(allow_blank=True)
+
+
 class DecisionSerializer(serializers.Serializer):
     branch = serializers.CharField(allow_blank=True)
     diagnosis = serializers.CharField(allow_blank=True)
-    recommended_actions = serializers.ListField(child=serializers.CharField())
+    recommended_actions = serializers.ListField(
+        child=serializers.CharField(), help_text="The recommended action kinds."
+    )
+    recommended = RecommendedActionSerializer(
+        many=True, help_text="The recommended actions, ready to request."
+    )
     because = BecauseSerializer(many=True)
 
 
@@ -47,8 +81,8 @@ class TriageSerializer(serializers.Serializer):
     evaluated_at = serializers.DateTimeField()
 
 
-def triage_data(result) -> dict:
-    """A `TriageResult` as the API's JSON."""
+def triage_data(result, recommended=()) -> dict:
+    """A `TriageResult` and its `RecommendedAction`s as the API's JSON."""
     return {
         "incident": result.incident_id,
         "runbook": result.runbook_slug,
@@ -59,6 +93,7 @@ def triage_data(result) -> dict:
             "branch": result.branch_id,
             "diagnosis": result.diagnosis,
             "recommended_actions": list(result.recommended_actions),
+            "recommended": [_recommended_data(a) for a in recommended],
             "because": [{"check": c, "state": s} for c, s in result.because],
         },
         "prometheus": {"url": result.prometheus_url, "error": result.prometheus_error},
@@ -70,3 +105,7 @@ def _check_data(c) -> dict:
     fields = ("id", "question", "promql", "value", "state", "comparator", "threshold", "unit",
               "message")  # fmt: skip
     return {f: getattr(c, f) for f in fields}
+
+
+def _recommended_data(a) -> dict:
+    return {**asdict(a), "needs_labels": list(a.needs_labels)}

@@ -16,6 +16,7 @@ from console.bounds import parse_id
 from console.errors import DomainError
 from incidents.models import Incident
 from runbooks.placeholders import PLACEHOLDER, fill_params, missing
+from runbooks.schema import ActionRef
 from runbooks.triage import incident_alerts_firing_first, incident_labels, incident_runbook
 
 PREFIX = "param."
@@ -64,6 +65,12 @@ def _fill_known(value: Any, labels: dict) -> Any:
     return value
 
 
+def filled_params(action: ActionRef, labels: dict) -> dict[str, Any]:
+    """An emergency action's parameters as the confirmation dialog shows them (and the
+    triage API returns them, so a client posts what the button posts)."""
+    return {k: _fill_known(v, labels) for k, v in action.params.items()}
+
+
 def recommended_action(incident: Incident, index: str) -> dict[str, Any]:
     """The incident runbook's emergency action number `index`, with its parameters."""
     alerts = incident_alerts_firing_first(incident)
@@ -75,5 +82,5 @@ def recommended_action(incident: Incident, index: str) -> dict[str, Any]:
         raise DomainError(f"The runbook {runbook.slug} has no action number {index[:10]!r}.")
     action = runbook.emergency_actions[number]
     labels = incident_labels(incident, alerts)
-    params = {k: _fill_known(v, labels) for k, v in action.params.items()}
+    params = filled_params(action, labels)
     return {"kind": action.kind, "title": action.title, "why": action.why, "params": params}

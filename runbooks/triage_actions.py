@@ -1,0 +1,79 @@
+"""The triage branch's recommended actions as a client can request them in one call.
+
+For each emergency action of the runbook whose kind the branch recommends: its number
+(the page's button asks for `?action=<index>`), kind, title, the parameters filled from the
+alert labels exactly as the confirmation dialog fills them (runbooks.actions.forms), and
+whether the approval policy wants a second person. A read: nothing is written, and the
+cluster is not asked (the request, and a preview, read it and decide again).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from incidents.models import Incident
+from runbooks.actions import policy
+from runbooks.actions.forms import filled_params
+from runbooks.actions.kinds import KINDS, ActionError, kind_for
+from runbooks.catalog import load_catalog
+from runbooks.placeholders import missing
+from runbooks.triage import TriageResult, incident_labels
+
+
+@dataclass(frozen=True)
+class RecommendedAction:
+    index: int  # position in the runbook's emergency_actions: the button's `action`
+    kind: str
+    title: str
+    why: str
+    params: dict[str, Any]
+    needs_labels: tuple[str, ...]  # placeholders no alert label fills (left as "{pod}")
+    requires_approval: bool | None  # None: the parameters are not complete or not valid
+    approval_reason: str
+
+
+def _approval(kind: str, params: dict[str, Any], incident: Incident) -> tuple[bool | None, str]:
+    try:
+        action = kind_for(kind)
+        clean = action.clean(dict(params))
+    except ActionError as exc:
+        return None, f"Not decided: {exc.message}"
+    # current/plan None: the policy's answer before the cluster is read; a request reads
+    # it and may add a reason (a large scale-down, a cordon that restarts other groups).
+    return policy.approval_required(
+        kind=action, kinds=KINDS, incident=incident, params=clean, current=None, plan=None
+    )
+
+
+def recommended_actions(
+    *, incident: Incident, result: TriageResult, alerts: list, approval: bool = True
+) -> list[RecommendedAction]:
+    """`alerts`: the list incident_triage used (incident_alerts_firing_first). With
+    `approval`, one query per complete action (the policy's look for other open incidents
+    about its target); without, `requires_approval` is None and nothing is queried."""
+    runbook = load_catalog().get(result.runbook_slug) if result.runbook_slug else None
+    if runbook is None:
+        return []
+    labels = incident_labels(incident, alerts)
+    out = []
+    for kind in result.recommended_actions:
+        for index, action in enumerate(runbook.emergency_actions):
+            if action.kind != kind:
+                continue
+            params = filled_params(action, labels)
+            templates = [v for v in action.params.values() if isinstance(v, str)]
+            needs = tuple(dict.fromkeys(n for v in templates for n in missing(v, labels)))
+            if needs:
+                required, reason = None, "Not decided: needs label " + ", ".join(needs)
+            elif approval:
+                required, reason = _approval(kind, params, incident)
+            else:
+                required, reason = None, ""
+            out.append(
+                RecommendedAction(
+                    index=index, kind=kind, title=action.title, why=action.why, params=params,
+                    needs_labels=needs, requires_approval=required, approval_reason=reason,
+                )
+            )  # fmt: skip
+    return out
