@@ -5,6 +5,7 @@ import os
 from celery import Celery, signals
 
 from console.heartbeat import WorkerHeartbeatStep
+from console.metrics_worker import MetricsServerStep
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "console.settings")
 
@@ -12,6 +13,7 @@ app = Celery("console")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
 app.steps["consumer"].add(WorkerHeartbeatStep)
+app.steps["worker"].add(MetricsServerStep)
 _worker_pid: int | None = None
 
 

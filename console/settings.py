@@ -44,6 +44,10 @@ if not SECRET_KEY:
         raise ImproperlyConfigured("SECRET_KEY must be set (production settings).")
     SECRET_KEY = _local_secret("secret_key")
 ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["localhost", "127.0.0.1", "[::1]"])
+# In Kubernetes, the pod's own IP (downward API): kubelet probes and Prometheus address
+# the pod by IP, and Django would refuse that Host header otherwise.
+if POD_IP := env.str("POD_IP", default=""):
+    ALLOWED_HOSTS.append(POD_IP)
 CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
 
 INSTALLED_APPS = [
@@ -170,8 +174,8 @@ SESSION_COOKIE_HTTPONLY = True
 SESSION_COOKIE_SECURE = env.bool("SECURE_COOKIES", default=not EMBEDDED)
 CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
 SECURE_SSL_REDIRECT = env.bool("SECURE_SSL_REDIRECT", default=not EMBEDDED)
-# kubelet probes speak plain HTTP to the pod.
-SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz(/worker)?$"]
+# kubelet probes and Prometheus speak plain HTTP to the pod.
+SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz(/worker)?$", r"^metrics$"]
 SECURE_HSTS_SECONDS = env.int("HSTS_SECONDS", default=0 if EMBEDDED else 31_536_000)
 SECURE_HSTS_INCLUDE_SUBDOMAINS = env.bool("HSTS_INCLUDE_SUBDOMAINS", default=True)
 SECURE_HSTS_PRELOAD = env.bool("HSTS_PRELOAD", default=False)
@@ -335,6 +339,10 @@ LIVE_REFRESH_SECONDS = env.int("LIVE_REFRESH_SECONDS", default=10)
 # none within WORKER_HEARTBEAT_STALE_SECONDS means no worker is alive (/readyz, banner).
 WORKER_HEARTBEAT_SECONDS = env.float("WORKER_HEARTBEAT_SECONDS", default=15.0)
 WORKER_HEARTBEAT_STALE_SECONDS = env.int("WORKER_HEARTBEAT_STALE_SECONDS", default=60)
+# The console's own /metrics (console/metrics.py): a bearer token Prometheus must send
+# (empty: open), and the port the Celery worker serves its metrics on (0: none).
+METRICS_TOKEN = env.str("METRICS_TOKEN", default="")
+WORKER_METRICS_PORT = env.int("WORKER_METRICS_PORT", default=0)
 
 PROMETHEUS_URL = env.str("PROMETHEUS_URL", default="http://127.0.0.1:9090")
 PROMETHEUS_TIMEOUT_SECONDS = env.float("PROMETHEUS_TIMEOUT_SECONDS", default=3.0)

@@ -5,7 +5,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
-from console import health
+from console import health, metrics
 from console.api_auth import ApiTokenApi
 from incidents.webhook import alertmanager_webhook
 
@@ -13,6 +13,7 @@ urlpatterns = [
     path("healthz", health.healthz, name="healthz"),
     path("readyz", health.readyz, name="readyz"),
     path("readyz/worker", health.readyz_worker, name="readyz-worker"),
+    path("metrics", metrics.metrics_view, name="metrics"),
     path("login/", auth_views.LoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("admin/", admin.site.urls),

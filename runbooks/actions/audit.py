@@ -6,8 +6,9 @@ from __future__ import annotations
 from django.contrib.auth.models import User
 from django.utils import timezone
 
+from console.metrics import action_run_ended
 from incidents.services import incident_event_record
-from runbooks.actions.models import ActionRun, ActionRunEvent
+from runbooks.actions.models import FINAL_STATUSES, ActionRun, ActionRunEvent
 from runbooks.actions.transitions import check_move
 from runbooks.timeline_kinds import ACTION
 
@@ -38,6 +39,8 @@ def run_record(
     if to is not None or fields:  # a bare event (e.g. "Requested" after the insert) saves nothing
         update = {*fields, "updated_at"} | ({"status"} if to is not None else set())
         run.save(update_fields=sorted(update))
+    if to in FINAL_STATUSES:
+        action_run_ended(run.kind, to)  # the console's /metrics
     payload = {"run": run.pk, "kind": run.kind, "target": run.target, **(payload or {})}
     event = ActionRunEvent.objects.create(
         run=run,
