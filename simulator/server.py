@@ -1,5 +1,11 @@
-"""One HTTP server for the whole simulator: /metrics, the Kubernetes API under /api and
+"""One server for the whole simulator: /metrics, the Kubernetes API under /api and
 /apis, and the scenario controls under /sim (inject, clear, reset, status, history, faults).
+
+One port, both schemes: a connection that opens with a TLS handshake is served over TLS
+(the kubeconfig says https and carries the CA, so kubectl and every standard client work
+unchanged), anything else as plain HTTP (Prometheus scrapes, the `python -m simulator`
+commands and the drills' /sim calls keep their http:// URLs). A TLS record starts with
+byte 0x16, which no HTTP method does, so one peeked byte tells them apart.
 
 The fleet ticks in a background thread; `speed` simulated seconds pass per real second
 (tests run faster than real time).
@@ -7,11 +13,13 @@ The fleet ticks in a background thread; `speed` simulated seconds pass per real 
 
 import json
 import logging
+import socket
+import ssl
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, urlsplit, urlunsplit
 
 from simulator import metrics
 from simulator.faults import RESOURCES, Faults
@@ -23,6 +31,7 @@ from simulator.kubeconfig import write_kubeconfig
 from simulator.objects import new_cluster
 from simulator.reset import simulator_reset
 from simulator.scenarios import SCENARIOS
+from simulator.tls import server_tls
 from simulator.variants import variant_names
 
 log = logging.getLogger("simulator")
@@ -171,6 +180,45 @@ def _handler(sim: Simulator):
     return Handler
 
 
+TLS_HANDSHAKE = 0x16  # the first byte of a TLS record carrying a ClientHello
+FIRST_BYTE_TIMEOUT = 10.0  # a client that connects and says nothing is dropped
+
+
+class SimServer(ThreadingHTTPServer):
+    """A ThreadingHTTPServer that also speaks TLS on the same port (see the module doc).
+    The handshake happens in the connection's own thread, never in the accept loop."""
+
+    daemon_threads = True
+    tls_context: ssl.SSLContext | None = None
+
+    def finish_request(self, request, client_address) -> None:
+        if self.tls_context is None or not _opens_with_tls(request):
+            super().finish_request(request, client_address)
+            return
+        try:
+            request.settimeout(FIRST_BYTE_TIMEOUT)
+            conn = self.tls_context.wrap_socket(request, server_side=True)
+            conn.settimeout(None)
+        except (ssl.SSLError, OSError) as exc:  # a client that does not trust our CA
+            log.debug("TLS handshake with %s failed: %s", client_address, exc)
+            return
+        try:
+            super().finish_request(conn, client_address)
+        finally:
+            conn.close()
+
+
+def _opens_with_tls(sock: socket.socket) -> bool:
+    try:
+        sock.settimeout(FIRST_BYTE_TIMEOUT)
+        first = sock.recv(1, socket.MSG_PEEK)
+    except OSError:
+        return False
+    finally:
+        sock.settimeout(None)
+    return first[:1] == bytes([TLS_HANDSHAKE])
+
+
 def serve(
     *,
     host: str,
@@ -182,21 +230,31 @@ def serve(
     advertise_url: str | None = None,
 ) -> None:
     sim = Simulator(seed=seed, speed=speed, startup_delay_s=startup_delay_s)
-    httpd = ThreadingHTTPServer((host, port), _handler(sim))
-    httpd.daemon_threads = True
-    # The URL clients should use (written into the kubeconfig): a wildcard bind address
-    # is not one, so fall back to loopback unless told (e.g. http://simulator:9400).
+    httpd = SimServer((host, port), _handler(sim))
+    # The URL clients should use: a wildcard bind address is not one, so fall back to
+    # loopback unless told (e.g. http://simulator:9400).
     shown_host = "127.0.0.1" if host in ("0.0.0.0", "::", "") else host  # noqa: S104
     server_url = advertise_url or f"http://{shown_host}:{httpd.server_address[1]}"
+    # The kubeconfig names the same host and port over https, with the CA that signed a
+    # certificate for that host.
+    parts = urlsplit(server_url)
+    api_url = urlunsplit(("https", parts.netloc, "", "", ""))
+    tls = server_tls([parts.hostname or shown_host])
+    httpd.tls_context = tls.context()
     kubeconfig.parent.mkdir(parents=True, exist_ok=True)
     # The console's worker gets a least-privilege token (the verbs the six actions use).
-    write_kubeconfig(kubeconfig, server=server_url, token=token_for(sim.tokens, "console-worker"))
+    write_kubeconfig(
+        kubeconfig,
+        server=api_url,
+        token=token_for(sim.tokens, "console-worker"),
+        certificate_authority_data=tls.ca_pem,
+    )
     ticker = threading.Thread(target=sim.run_ticks, name="fleet-tick", daemon=True)
     ticker.start()
     print(
         f"vLLM fleet simulator (a test double, not a real cluster) on {server_url}\n"
-        f"  metrics: {server_url}/metrics   Kubernetes API: {server_url}/apis\n"
-        f"  kubeconfig: {kubeconfig}",
+        f"  metrics: {server_url}/metrics   Kubernetes API: {api_url}/apis\n"
+        f"  kubeconfig: {kubeconfig} (kubectl --kubeconfig {kubeconfig} get lws)",
         flush=True,
     )
     try:

@@ -113,7 +113,9 @@ def test_a_conflict_from_a_concurrent_writer_is_re_read_and_retried(cluster, wor
 def test_an_unreachable_api_fails_the_run_with_the_reason(cluster, start_worker, rita, tmp_path):
     dead = tmp_path / "dead-kubeconfig"
     dead.write_text(
-        cluster.kubeconfig.read_text().replace(cluster.url, f"http://127.0.0.1:{free_port()}")
+        cluster.kubeconfig.read_text().replace(
+            cluster.url.replace("http://", "https://"), f"https://127.0.0.1:{free_port()}"
+        )
     )
     start_worker({"KUBECONFIG": str(dead), **FAST})
     incident = IncidentFactory(severity="SEV3")
