@@ -30,7 +30,7 @@ def test_rbac_manifest_grants_exactly_the_required_permissions():
     by_kind = {d["kind"]: d for d in docs}
     assert by_kind["ServiceAccount"]["metadata"] == {
         "name": "console-worker",
-        "namespace": "llm-serving",
+        "namespace": "incident-console",
     }
     granted = _grants(by_kind["Role"], True) | _grants(by_kind["ClusterRole"], False)
     required = {(p.verb, p.group, p.resource, p.subresource, p.namespaced) for p in REQUIRED}
@@ -43,7 +43,7 @@ def test_rbac_manifest_grants_exactly_the_required_permissions():
             "name": by_kind[role]["metadata"]["name"],
         }
         assert doc["subjects"] == [
-            {"kind": "ServiceAccount", "name": "console-worker", "namespace": "llm-serving"}
+            {"kind": "ServiceAccount", "name": "console-worker", "namespace": "incident-console"}
         ]
     assert not any(p.verb in ("update", "create", "*") for p in REQUIRED)
 

@@ -1,0 +1,33 @@
+"""Print (JSON) the environment variables console/settings.py reads, in order.
+
+Run as a script by test_k8s_manifests.py: it counts reads made by the settings module
+itself (directly or through django-environ), not by the libraries it imports, so
+f-string names such as OIDC_<ROLE>_GROUPS are seen too.
+"""
+
+import json
+import os
+import sys
+
+sys.path.insert(0, os.getcwd())
+seen: list[str] = []
+_getitem = os._Environ.__getitem__
+
+
+def _spy(self, key):
+    frame = sys._getframe(1)
+    while frame and (
+        frame.f_code.co_filename.endswith(("os.py", "_collections_abc.py"))
+        or f"{os.sep}environ{os.sep}" in frame.f_code.co_filename
+    ):
+        frame = frame.f_back
+    mine = frame and frame.f_code.co_filename.endswith(os.path.join("console", "settings.py"))
+    if mine and key not in seen:
+        seen.append(key)
+    return _getitem(self, key)
+
+
+os._Environ.__getitem__ = _spy
+import console.settings  # noqa: E402, F401
+
+print(json.dumps(seen))
