@@ -7,7 +7,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 PORT ?= 8000
 
-.PHONY: run test test-fast lint format bench lock migrate demo clean
+.PHONY: run test test-fast lint format bench lock lock-runtime image image-size migrate demo clean
 
 $(STAMP): requirements.lock
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -55,6 +55,26 @@ lock:
 	$(PYTHON) -m pip install -q uv
 	$(PYTHON) -m uv pip compile pyproject.toml --extra dev --python-version 3.11 \
 		--generate-hashes -o requirements.lock
+
+## The image's lock: pyproject's runtime dependencies only (no dev extra), same resolver.
+lock-runtime:
+	$(PYTHON) -m pip install -q uv
+	$(PYTHON) -m uv pip compile pyproject.toml --python-version 3.11 \
+		--generate-hashes -o requirements-runtime.lock
+
+IMAGE ?= llm-incident-console:dev
+
+## Build the image (needs a container daemon; CI builds it when `docker info` works).
+image:
+	docker build -t $(IMAGE) .
+
+## The built image's size, and proof that it carries no test or lint tool.
+image-size:
+	@docker image inspect $(IMAGE) --format '{{.Size}}' \
+		| awk '{ printf "$(IMAGE): %.0f MB\n", $$1 / 1000000 }'
+	@! docker run --rm --entrypoint pip $(IMAGE) list 2>/dev/null \
+		| grep -iE '^(pytest|ruff|mypy|hypothesis|playwright|schemathesis|factory.boy) ' \
+		|| { echo "dev packages found in $(IMAGE)"; exit 1; }
 
 clean:
 	rm -rf $(VENV) var .pytest_cache
