@@ -9,7 +9,7 @@ say the same thing earlier, before the body is looked at. A refused change
 (console/api_errors.py).
 """
 
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import status
 from rest_framework.response import Response
 
@@ -20,6 +20,7 @@ from console.api_base import (
     LIST_ERRORS,
     WRITE_ERRORS,
     ConsoleApi,
+    DomainErrorSerializer,
     parse_body,
 )
 from console.http import AuthedApiRequest
@@ -29,11 +30,11 @@ from incidents import selectors, services
 from incidents.selectors import IncidentFilters
 from incidents.serializers import (
     CommanderInputSerializer,
+    EndingInputSerializer,
     IncidentDetailSerializer,
     IncidentListQuerySerializer,
     IncidentSerializer,
     NoteInputSerializer,
-    ReasonInputSerializer,
     ReopenInputSerializer,
     TimelineEventSerializer,
     TimelineQuerySerializer,
@@ -147,33 +148,52 @@ class IncidentAcknowledgeApi(IncidentApi):
         return _detail_response(request, pk)
 
 
+# Mitigate and resolve while alerts still fire: refused until confirmed with a reason.
+E409_FIRING = OpenApiResponse(
+    DomainErrorSerializer,
+    description="Refused in the incident's current state. Code `alerts_firing`: some of "
+    "its alerts still fire (`detail` names them); to go ahead, send the same call with "
+    '`{"confirm": true, "reason": "..."}`. Other codes: the move is not allowed now.',
+)
+ENDING_ERRORS = {**WRITE_ERRORS, 409: E409_FIRING}
+
+
 @extend_schema(tags=[TAG])
 class IncidentMitigateApi(IncidentApi):
-    """Impact has stopped; the alerts may still be firing. Answers the incident."""
+    """Impact has stopped. While alerts still fire it needs `confirm` and a `reason` (409
+    `alerts_firing` otherwise). Answers the incident."""
 
     permission_classes = [HasConsoleRole, require_perm(perms.MITIGATE)]
 
     @_change_schema(
         "incidents_mitigate",
         "Mark mitigated: impact has stopped (responder)",
-        ReasonInputSerializer,
+        EndingInputSerializer,
+        errors=ENDING_ERRORS,
     )
     def post(self, request: AuthedApiRequest, pk: int):
-        data = parse_body(ReasonInputSerializer, request)
-        services.incident_mitigate(incident_id=pk, actor=request.user, reason=data["reason"])
+        data = parse_body(EndingInputSerializer, request)
+        services.incident_mitigate(
+            incident_id=pk, actor=request.user, reason=data["reason"], confirm=data["confirm"]
+        )
         return _detail_response(request, pk)
 
 
 @extend_schema(tags=[TAG])
 class IncidentResolveApi(IncidentApi):
-    """The incident is over. Answers the incident."""
+    """The incident is over. While alerts still fire it needs `confirm` and a `reason`
+    (409 `alerts_firing` otherwise). Answers the incident."""
 
     permission_classes = [HasConsoleRole, require_perm(perms.RESOLVE)]
 
-    @_change_schema("incidents_resolve", "Resolve (commander)", ReasonInputSerializer)
+    @_change_schema(
+        "incidents_resolve", "Resolve (commander)", EndingInputSerializer, errors=ENDING_ERRORS
+    )
     def post(self, request: AuthedApiRequest, pk: int):
-        data = parse_body(ReasonInputSerializer, request)
-        services.incident_resolve(incident_id=pk, actor=request.user, reason=data["reason"])
+        data = parse_body(EndingInputSerializer, request)
+        services.incident_resolve(
+            incident_id=pk, actor=request.user, reason=data["reason"], confirm=data["confirm"]
+        )
         return _detail_response(request, pk)
 
 

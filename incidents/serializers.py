@@ -176,6 +176,16 @@ class ReasonInputSerializer(serializers.Serializer):
     )
 
 
+class EndingInputSerializer(ReasonInputSerializer):
+    """Mitigate and resolve: a reason, and the confirmation asked for while alerts fire."""
+
+    confirm = serializers.BooleanField(
+        default=False,
+        help_text="Mitigate or resolve although alerts still fire. Send it after a 409 "
+        "with code `alerts_firing`, together with a `reason`; both go on the timeline.",
+    )
+
+
 class ReopenInputSerializer(serializers.Serializer):
     reason = serializers.CharField(
         max_length=REASON_MAX_CHARS,

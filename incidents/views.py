@@ -18,7 +18,7 @@ from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
-from django_htmx.http import trigger_client_event
+from django_htmx.http import reswap, retarget, trigger_client_event
 
 from console.bounds import parse_id
 from console.errors import DomainError
@@ -28,13 +28,15 @@ from incidents import permissions as perms
 from incidents import selectors, services
 from incidents.lifecycle import ALLOWED
 from incidents.models import IncidentStatus, ReceiptOutcome, Severity
-from incidents.services.lifecycle import NOTE_MAX_CHARS
+from incidents.services.lifecycle import NOTE_MAX_CHARS, REASON_MAX_CHARS, AlertsFiring
 
 INCIDENTS_PER_PAGE = 25
 RECEIPTS_PER_PAGE = 50
 ALERTS_SHOWN = 200
 TIMELINE_SHOWN = 500
 STALE_EVENT = "incident-stale"  # htmx event: the header re-fetches (an action was refused)
+# After a confirmed mitigate/resolve: the confirmation form goes away.
+ENDING_CONFIRM_CLEARED = '<div id="ending-confirm" hx-swap-oob="innerHTML"></div>'
 RECEIPT_FILTERS = {
     "": "All",
     "dead": "Dead letters (rejected + failed)",
@@ -181,9 +183,12 @@ def _act(
     call: Callable[[], object],
     done: str,
     htmx_partial: str = "header",
+    ending: str = "",
 ):
     try:
         call()
+    except AlertsFiring as exc:
+        return _confirm_ending(request, pk, exc, ending=ending)
     except (PermissionDenied, DomainError) as exc:
         # The page was probably out of date: say why, and have its header refresh.
         back = reverse("incidents:detail", args=[pk])
@@ -201,11 +206,33 @@ def _act(
             _header_context(request, selectors.incident_get(incident_id=pk)),
         )
     response.write(FLASH_CLEARED)
+    if ending:
+        response.write(ENDING_CONFIRM_CLEARED)
     return trigger_client_event(response, CHANGED_EVENT)
+
+
+def _confirm_ending(request: AuthedRequest, pk: int, exc: AlertsFiring, *, ending: str):
+    """Mitigate/resolve while alerts fire: the form that confirms it, with a reason."""
+    context = {
+        "incident_id": pk,
+        "ending": ending,
+        "message": str(exc),
+        "count": exc.count,
+        "reason": _reason(request),
+        "reason_max": REASON_MAX_CHARS,
+    }
+    if not request.htmx:
+        return render(request, "incidents/confirm_ending.html", context, status=409)
+    response = render(request, "incidents/_confirm_ending.html", context, status=409)
+    return reswap(retarget(response, "#ending-confirm"), "innerHTML")
 
 
 def _reason(request: AuthedRequest) -> str:
     return request.POST.get("reason", "")
+
+
+def _confirmed(request: AuthedRequest) -> bool:
+    return request.POST.get("confirm") == "1"
 
 
 @require_POST
@@ -221,18 +248,22 @@ def incident_acknowledge(request: AuthedRequest, pk: int):
 @console_view()
 def incident_mitigate(request: AuthedRequest, pk: int):
     def call():
-        services.incident_mitigate(incident_id=pk, actor=request.user, reason=_reason(request))
+        services.incident_mitigate(
+            incident_id=pk, actor=request.user, reason=_reason(request), confirm=_confirmed(request)
+        )
 
-    return _act(request, pk, call, f"Incident #{pk} marked mitigated.")
+    return _act(request, pk, call, f"Incident #{pk} marked mitigated.", ending="mitigate")
 
 
 @require_POST
 @console_view()
 def incident_resolve(request: AuthedRequest, pk: int):
     def call():
-        services.incident_resolve(incident_id=pk, actor=request.user, reason=_reason(request))
+        services.incident_resolve(
+            incident_id=pk, actor=request.user, reason=_reason(request), confirm=_confirmed(request)
+        )
 
-    return _act(request, pk, call, f"Incident #{pk} resolved.")
+    return _act(request, pk, call, f"Incident #{pk} resolved.", ending="resolve")
 
 
 @require_POST

@@ -2,6 +2,11 @@
 
 Each service locks the incident row, checks the actor's permission and the state,
 and writes the change and its timeline event in one transaction.
+
+Mitigating or resolving an incident whose alerts still fire is refused with
+`AlertsFiring` (code "alerts_firing", naming the alerts) unless the person confirms and
+gives a reason; the timeline keeps both. Alertmanager's own "all resolved" (ingestion)
+does not come through here and is not asked.
 """
 
 from django.contrib.auth import get_user_model
@@ -13,11 +18,56 @@ from console.errors import DomainError
 from console.permissions import require
 from incidents import permissions as perms
 from incidents.lifecycle import apply_transition
-from incidents.models import Incident, IncidentStatus, TimelineEvent, TimelineEventType
+from incidents.models import (
+    Alert,
+    AlertStatus,
+    Incident,
+    IncidentStatus,
+    TimelineEvent,
+    TimelineEventType,
+)
 from incidents.selectors import incident_for_update
 
 NOTE_MAX_CHARS = 10_000
 REASON_MAX_CHARS = 2_000
+ALERTS_FIRING = "alerts_firing"
+FIRING_NAMED = 5  # alerts named in the refusal and on the timeline; the rest are counted
+_NAMING_LABELS = ("pod", "node", "lws", "namespace")  # the first one present tells alerts apart
+
+
+class AlertsFiring(DomainError):
+    """Mitigate or resolve refused: alerts still fire and the move was not confirmed with
+    a reason. `alerts` names the first few firing alerts, `count` says how many fire."""
+
+    code = ALERTS_FIRING
+
+    def __init__(self, message: str, *, alerts: list[str], count: int) -> None:
+        super().__init__(message)
+        self.alerts = alerts
+        self.count = count
+
+
+def _alert_words(alert: Alert) -> str:
+    labels = alert.labels or {}
+    for name in _NAMING_LABELS:
+        if labels.get(name):
+            return f"{alert.alertname} ({name}={labels[name]})"
+    return alert.alertname
+
+
+def _firing(incident: Incident) -> tuple[list[str], int]:
+    """The first FIRING_NAMED firing alerts, in words, and how many fire."""
+    firing = Alert.objects.filter(incident_id=incident.pk, status=AlertStatus.FIRING)
+    count = firing.count()
+    if not count:
+        return [], 0
+    newest = firing.order_by("-starts_at", "id").only("alertname", "labels")[:FIRING_NAMED]
+    return [_alert_words(a) for a in newest], count
+
+
+def _firing_text(names: list[str], count: int) -> str:
+    more = f" and {count - len(names)} more" if count > len(names) else ""
+    return f"{count} alert{'s' if count != 1 else ''} still firing: {', '.join(names)}{more}"
 
 
 def _clean_text(text: str, *, limit: int, what: str, required: bool) -> str:
@@ -30,17 +80,45 @@ def _clean_text(text: str, *, limit: int, what: str, required: bool) -> str:
 
 
 def _transition(
-    *, incident_id: int, actor: User, to: str, perm: str, what: str, reason: str = ""
+    *,
+    incident_id: int,
+    actor: User,
+    to: str,
+    perm: str,
+    what: str,
+    reason: str = "",
+    confirm: bool = False,
 ) -> Incident:
     require(actor, perm, what)
     reason = _clean_text(reason, limit=REASON_MAX_CHARS, what="reason", required=False)
     incident = incident_for_update(incident_id=incident_id)
-    _, event = apply_transition(
+    transition, event = apply_transition(
         incident, to, at=timezone.now(), actor=actor, source="console", reason=reason
     )
+    if to in (IncidentStatus.MITIGATED, IncidentStatus.RESOLVED):
+        names, count = _firing(incident)
+        if count:
+            _confirmed_while_firing(event, transition.verb, names, count, confirm, reason)
     incident.save()
     event.save()
     return incident
+
+
+def _confirmed_while_firing(
+    event: TimelineEvent, verb: str, names: list[str], count: int, confirm: bool, reason: str
+) -> None:
+    """Refuse the move unless confirmed with a reason; then the timeline event says so."""
+    firing = _firing_text(names, count)
+    if not (confirm and reason):
+        ask = "confirm and give a reason" if not confirm else "give a reason with the confirmation"
+        raise AlertsFiring(
+            f"Incident #{event.incident_id} has {firing}. To mark it {verb} anyway, {ask} "
+            "(it goes on the timeline).",
+            alerts=names,
+            count=count,
+        )
+    event.message = f"{reason} (confirmed with {firing})"
+    event.payload = {**event.payload, "confirmed_firing": {"count": count, "alerts": names}}
 
 
 @transaction.atomic
@@ -55,7 +133,10 @@ def incident_acknowledge(*, incident_id: int, actor: User) -> Incident:
 
 
 @transaction.atomic
-def incident_mitigate(*, incident_id: int, actor: User, reason: str = "") -> Incident:
+def incident_mitigate(
+    *, incident_id: int, actor: User, reason: str = "", confirm: bool = False
+) -> Incident:
+    """AlertsFiring while alerts fire, unless `confirm` and a `reason` are given."""
     return _transition(
         incident_id=incident_id,
         actor=actor,
@@ -63,11 +144,15 @@ def incident_mitigate(*, incident_id: int, actor: User, reason: str = "") -> Inc
         perm=perms.MITIGATE,
         what="mark incidents mitigated",
         reason=reason,
+        confirm=confirm,
     )
 
 
 @transaction.atomic
-def incident_resolve(*, incident_id: int, actor: User, reason: str = "") -> Incident:
+def incident_resolve(
+    *, incident_id: int, actor: User, reason: str = "", confirm: bool = False
+) -> Incident:
+    """AlertsFiring while alerts fire, unless `confirm` and a `reason` are given."""
     return _transition(
         incident_id=incident_id,
         actor=actor,
@@ -75,6 +160,7 @@ def incident_resolve(*, incident_id: int, actor: User, reason: str = "") -> Inci
         perm=perms.RESOLVE,
         what="resolve incidents",
         reason=reason,
+        confirm=confirm,
     )
 
 

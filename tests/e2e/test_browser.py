@@ -117,6 +117,11 @@ def test_commander_without_javascript(live, browser, make_user):
     expect(page.locator(".msg-success")).to_contain_text("Commander")
     page.fill('input[name="reason"]', "rolled back the router config")
     page.get_by_role("button", name="Resolve").click()
+    # Its alert still fires: a page asks to confirm, keeping the reason typed.
+    confirm = page.get_by_test_id("ending-confirm")
+    expect(confirm).to_contain_text("1 alert still firing: VLLMHighTTFT (pod=vllm-chat-0)")
+    expect(confirm.locator('input[name="reason"]')).to_have_value("rolled back the router config")
+    confirm.get_by_role("button", name="Resolve anyway").click()
     expect(page.get_by_test_id("status-badge")).to_have_text("Resolved")
     expect(page.locator("#timeline")).to_contain_text("rolled back the router config")
     expect(page.get_by_role("button", name="Reopen")).to_be_visible()

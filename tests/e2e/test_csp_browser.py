@@ -64,8 +64,11 @@ def test_main_pages_run_without_csp_violations(live, prom, browser, make_user):
     make_user("ada", roles.ADMIN, is_staff=True, is_superuser=True)
     open_id = send_alert(live.url, "csp-open")
     done_id = send_alert(live.url, "csp-done", pod="vllm-chat-1")
-    incident_services.incident_mitigate(incident_id=done_id, actor=rita, reason="scaled")
-    incident_services.incident_resolve(incident_id=done_id, actor=cara)
+    # Its alert still fires: each move is confirmed, with a reason.
+    incident_services.incident_mitigate(
+        incident_id=done_id, actor=rita, reason="scaled", confirm=True
+    )
+    incident_services.incident_resolve(incident_id=done_id, actor=cara, reason="over", confirm=True)
     pm = pm_services.postmortem_draft(incident_id=done_id, actor=rita)
 
     page = browser.new_page(viewport={"width": 1440, "height": 1000})

@@ -42,8 +42,13 @@ def test_resolve_draft_accept_review_publish_and_report(live, browser, make_user
         live.url, [alert(pod="vllm-chat-0"), alert(pod="vllm-chat-1")], group_key="pm-e2e"
     )
     incident_services.incident_acknowledge(incident_id=incident_id, actor=rita)
-    incident_services.incident_mitigate(incident_id=incident_id, actor=rita, reason="scaled out")
-    incident_services.incident_resolve(incident_id=incident_id, actor=cara)
+    # Its alerts still fire: each move is confirmed, with a reason.
+    incident_services.incident_mitigate(
+        incident_id=incident_id, actor=rita, reason="scaled out", confirm=True
+    )
+    incident_services.incident_resolve(
+        incident_id=incident_id, actor=cara, reason="over", confirm=True
+    )
 
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
     page.set_default_timeout(TIMEOUT_MS)

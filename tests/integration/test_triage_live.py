@@ -106,7 +106,9 @@ def test_triage_of_injected_failures_and_with_prometheus_frozen(make_run, tmp_pa
     # The postmortem stores the golden signals from this Prometheus, so its charts
     # survive retention: mitigate the incident, draft, and read the snapshots back.
     nccl = found["nccl-hang"]["id"]
-    assert session.post(f"{base}/api/v1/incidents/{nccl}/mitigate/", json={},
+    # Its alert still fires (no fix was applied): mitigating it is confirmed, with a reason.
+    assert session.post(f"{base}/api/v1/incidents/{nccl}/mitigate/",
+                        json={"confirm": True, "reason": "drafting the postmortem"},
                         headers={"X-CSRFToken": session.cookies["csrftoken"]},
                         timeout=10).status_code == 200  # fmt: skip
     r = session.post(f"{base}/api/v1/incidents/{nccl}/postmortem/", json={},

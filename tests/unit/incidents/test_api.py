@@ -142,7 +142,7 @@ def three_incidents(ingest, make_user):
     nccl = ingest("g-nccl", alertname="VLLMEngineStalled", runbook="nccl-hang", severity="warning")
     ecc = ingest("g-ecc", alertname="GPUECCErrors", runbook="ecc-errors", severity="error")
     incident_acknowledge(incident_id=ttft, actor=boss)
-    incident_resolve(incident_id=ecc, actor=boss)
+    incident_resolve(incident_id=ecc, actor=boss, confirm=True, reason="ECC cleared")
     return {"ttft": ttft, "nccl": nccl, "ecc": ecc}
 
 
@@ -293,10 +293,10 @@ def test_unknown_incident_reads_are_404(api_as, suffix):
         ("acknowledge", None, roles.VIEWER, 403),
         ("acknowledge", None, roles.RESPONDER, 200),
         ("mitigate", {"reason": "Scaled to 6."}, roles.VIEWER, 403),
-        ("mitigate", {"reason": "Scaled to 6."}, roles.RESPONDER, 200),
+        ("mitigate", {"reason": "Scaled to 6.", "confirm": True}, roles.RESPONDER, 200),
         ("resolve", {}, roles.VIEWER, 403),
         ("resolve", {}, roles.RESPONDER, 403),
-        ("resolve", {"reason": "TTFT back under 1s."}, roles.COMMANDER, 200),
+        ("resolve", {"reason": "TTFT back under 1s.", "confirm": True}, roles.COMMANDER, 200),
         ("notes", {"text": "Looking at the router."}, roles.VIEWER, 403),
         ("notes", {"text": "Looking at the router."}, roles.RESPONDER, 201),
         ("commander", {"commander": None}, roles.VIEWER, 403),
@@ -318,7 +318,8 @@ def test_action_permissions_by_role(api_as, ingest, action, body, role, expected
 @pytest.mark.parametrize("role", [roles.VIEWER, roles.RESPONDER])
 def test_only_commanders_reopen(api_as, ingest, role):
     incident_id = ingest()
-    incident_resolve(incident_id=incident_id, actor=api_as(roles.COMMANDER, "boss").user)
+    boss = api_as(roles.COMMANDER, "boss").user
+    incident_resolve(incident_id=incident_id, actor=boss, confirm=True, reason="over")
     r = api_as(role).post(detail_url(incident_id, "reopen"), {"reason": "x"}, format="json")
     assert r.status_code == 403
     assert Incident.objects.get(pk=incident_id).status == "resolved"
@@ -336,11 +337,15 @@ def test_full_lifecycle_answers_the_incident(api_as, ingest):
     assert r.json()["alerts"][0]["labels"]["pod"] == "vllm-chat-0"
 
     r = responder.post(
-        detail_url(incident_id, "mitigate"), {"reason": "Scaled vllm-chat to 6."}, format="json"
+        detail_url(incident_id, "mitigate"),
+        {"reason": "Scaled vllm-chat to 6.", "confirm": True},  # its alert still fires
+        format="json",
     )
     assert (r.status_code, r.json()["status"]) == (200, "mitigated")
 
-    r = commander.post(detail_url(incident_id, "resolve"), format="json")
+    r = commander.post(
+        detail_url(incident_id, "resolve"), {"reason": "Over.", "confirm": True}, format="json"
+    )
     assert (r.status_code, r.json()["status"]) == (200, "resolved")
     assert r.json()["resolved_at"] is not None
 
@@ -352,10 +357,11 @@ def test_full_lifecycle_answers_the_incident(api_as, ingest):
 
     events = commander.get(detail_url(incident_id, "timeline")).json()["results"]
     changes = [(e["actor"], e["payload"]["to"], e["message"]) for e in events if e["actor"]]
+    still_firing = "1 alert still firing: VLLMHighTTFT (pod=vllm-chat-0)"
     assert changes == [
         ("rita", "acknowledged", "Incident acknowledged."),
-        ("rita", "mitigated", "Scaled vllm-chat to 6."),
-        ("carl", "resolved", "Incident resolved."),
+        ("rita", "mitigated", f"Scaled vllm-chat to 6. (confirmed with {still_firing})"),
+        ("carl", "resolved", f"Over. (confirmed with {still_firing})"),
         ("carl", "triggered", "TTFT is back up."),
     ]
 
@@ -378,7 +384,9 @@ def test_invalid_transition_is_409_with_a_message(api_as, ingest):
 def test_reopen_needs_a_reason(api_as, ingest):
     incident_id = ingest()
     client = api_as(roles.COMMANDER)
-    client.post(detail_url(incident_id, "resolve"), format="json")
+    client.post(
+        detail_url(incident_id, "resolve"), {"reason": "Over.", "confirm": True}, format="json"
+    )
     for body in ({}, {"reason": ""}, {"reason": "   "}):
         r = client.post(detail_url(incident_id, "reopen"), body, format="json")
         assert r.status_code == 400, body

@@ -251,7 +251,9 @@ def test_late_resolved_after_a_person_resolved_opens_nothing(post_webhook, make_
     a = alert()
     post_webhook(notification([a]))
     inc = Incident.objects.get()
-    services.incident_resolve(incident_id=inc.pk, actor=commander)
+    services.incident_resolve(
+        incident_id=inc.pk, actor=commander, confirm=True, reason="alert lags"
+    )
     post_webhook(notification([resolved(a)]))
     assert Incident.objects.count() == 1
     inc.refresh_from_db()
@@ -263,7 +265,9 @@ def test_resend_of_a_firing_alert_after_a_person_resolved_does_not_reopen(post_w
     a = alert()
     post_webhook(notification([a]))
     inc = Incident.objects.get()
-    services.incident_resolve(incident_id=inc.pk, actor=commander)
+    services.incident_resolve(
+        incident_id=inc.pk, actor=commander, confirm=True, reason="alert lags"
+    )
     post_webhook(notification([a]))  # repeat_interval re-send of the same episode
     inc.refresh_from_db()
     assert inc.status == "resolved"
@@ -293,7 +297,9 @@ def test_firing_again_after_the_flap_window_opens_a_new_incident(post_webhook, m
     a = alert()
     post_webhook(notification([a]))
     first = Incident.objects.get()
-    services.incident_resolve(incident_id=first.pk, actor=commander)
+    services.incident_resolve(
+        incident_id=first.pk, actor=commander, confirm=True, reason="alert lags"
+    )
     Incident.objects.filter(pk=first.pk).update(
         resolved_at=timezone.now() - timedelta(seconds=settings.INCIDENT_REOPEN_WINDOW_SECONDS + 5)
     )

@@ -56,8 +56,11 @@ def incident(post_webhook, people, sim, settings):
               ends_at=T0 + timedelta(minutes=8)),
     ]  # fmt: skip
     ingest(post_webhook, [fire[0], *resolved])
-    incident_services.incident_mitigate(incident_id=inc.pk, actor=rita, reason="scaled")
-    incident_services.incident_resolve(incident_id=inc.pk, actor=cara)
+    # vllm-chat-0 still fires: each move is confirmed, with a reason.
+    incident_services.incident_mitigate(
+        incident_id=inc.pk, actor=rita, reason="scaled", confirm=True
+    )
+    incident_services.incident_resolve(incident_id=inc.pk, actor=cara, reason="over", confirm=True)
     # Fixed transition times, so the durations are exact.
     Incident.objects.filter(pk=inc.pk).update(
         started_at=T0,

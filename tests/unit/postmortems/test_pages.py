@@ -62,8 +62,13 @@ def resolved_incident(post_webhook, people, *, key: str = "pm-pages") -> Inciden
     incident = Incident.objects.get(pk=response.json()["incidents"][0])
     incident_services.incident_acknowledge(incident_id=incident.pk, actor=people["rita"])
     incident_services.incident_note_add(incident_id=incident.pk, actor=people["rita"], text="KV")
-    incident_services.incident_mitigate(incident_id=incident.pk, actor=people["rita"], reason="x")
-    incident_services.incident_resolve(incident_id=incident.pk, actor=people["cara"])
+    # Its alerts still fire: each move is confirmed, with a reason.
+    incident_services.incident_mitigate(
+        incident_id=incident.pk, actor=people["rita"], reason="x", confirm=True
+    )
+    incident_services.incident_resolve(
+        incident_id=incident.pk, actor=people["cara"], reason="y", confirm=True
+    )
     return incident
 
 
