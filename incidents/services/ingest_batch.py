@@ -1,10 +1,15 @@
 """In-memory decisions for one delivery: alert merges, status settling, timeline rows.
 
 No queries here; ingestion.py reads the rows, hands them to a Batch and writes back
-what the Batch changed, in bulk.
+what the Batch changed, in bulk (ingestion_sql.py). Alert rows are plain AlertRow
+objects, not model instances: building 50 of those cost more than writing them.
 """
 
+import hashlib
+import json
 from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, fields
 from datetime import datetime
 from typing import Any
 
@@ -14,13 +19,68 @@ from incidents.alertmanager import ParsedAlert
 from incidents.grouping import alert_ref, is_worse, severity_for
 from incidents.lifecycle import apply_transition, retrigger_status
 from incidents.models import (
-    Alert,
     AlertStatus,
     Incident,
     IncidentStatus,
     TimelineEvent,
     TimelineEventType,
 )
+from incidents.services.ingestion_sql import ALERT_UPDATE_COLUMNS
+
+AlertKey = tuple[str, datetime]  # (fingerprint, startsAt): one alert occurrence
+
+
+@dataclass(slots=True)
+class AlertRow:
+    """An incidents_alert row as ingestion reads and writes it (id None: not stored yet).
+    A stored row is read (ingestion_sql.ALERT_READ_COLUMNS, in this order) without
+    alertname and first_received_at, which never change."""
+
+    id: int | None
+    fingerprint: str
+    starts_at: datetime
+    status: str
+    severity: str
+    labels: dict[str, str]
+    annotations: dict[str, str]
+    ends_at: datetime | None
+    generator_url: str
+    grouping_key: str
+    incident_id: int | None
+    last_received_at: datetime
+    receive_count: int
+    alertname: str = ""
+    first_received_at: datetime | None = None
+
+    def inserted(self) -> dict[str, Any]:
+        """The new row's columns (but id)."""
+        return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "id"}
+
+    def updated(self) -> dict[str, Any]:
+        """The stored row's id and the columns a delivery writes."""
+        return {name: getattr(self, name) for name in ("id", *ALERT_UPDATE_COLUMNS)}
+
+
+def alerts_digest(alerts: Iterable[ParsedAlert], fired: set[AlertKey]) -> str:
+    """What a notification says about its (merged) alerts, as 32 hex digits: two
+    notifications with the same digest have the same effect on the alerts they carry,
+    receive bookkeeping aside. The alert keys are unique, so sorting never compares
+    the label dicts."""
+    items = sorted(
+        (
+            a.fingerprint,
+            a.starts_at.isoformat(),
+            a.status,
+            a.key in fired,
+            a.ends_at.isoformat() if a.ends_at else "",
+            a.generator_url,
+            a.labels,
+            a.annotations,
+        )
+        for a in alerts
+    )
+    text = json.dumps(items, sort_keys=True, separators=(",", ":"))
+    return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
 
 
 class Batch:
@@ -33,14 +93,21 @@ class Batch:
         self.mitigated: list[int] = []
         self.fired: dict[int, list[dict[str, Any]]] = defaultdict(list)
         self.resolved: dict[int, list[dict[str, Any]]] = defaultdict(list)
-        self.new_alerts: list[Alert] = []
-        # Existing rows whose content changed, and re-sent rows where only the
-        # "last received" bookkeeping moves (most of a storm): written differently.
-        self.changed_alerts: list[Alert] = []
-        self.resent_alert_ids: list[int] = []
+        self.new_alerts: list[AlertRow] = []
+        # Stored rows this delivery writes (each wholly: content and receive bookkeeping).
+        self.stored_alerts: dict[int, AlertRow] = {}
+        # Incidents that hold a firing alert of this delivery: still firing once written.
+        self.firing: set[int] = set()
+        # Incidents this delivery opened, as inserted (ingestion._written): written again
+        # only if something changed since.
+        self.inserted: dict[int, tuple[object, ...]] = {}
 
     def touch(self, incident: Incident) -> None:
         incident.updated_at = self.now
+        self.mark(incident)
+
+    def mark(self, incident: Incident) -> None:
+        """To be written back, without counting as an update a person would see."""
         if incident.pk is not None:
             self.dirty_incidents[incident.pk] = incident
 
@@ -76,12 +143,13 @@ class Batch:
         self.reopened.append(incident.pk)
 
     def upsert_alert(
-        self, alert: ParsedAlert, row: Alert | None, group: str, live: Incident | None
+        self, alert: ParsedAlert, row: AlertRow | None, group: str, live: Incident | None
     ) -> None:
-        """Merge one delivered alert into its row (new or existing)."""
+        """Merge one delivered alert into its row (new or stored)."""
         now = self.now
         if row is None:
-            row = Alert(
+            row = AlertRow(
+                id=None,
                 fingerprint=alert.fingerprint,
                 starts_at=alert.starts_at,
                 alertname=alert.alertname[:200],
@@ -92,17 +160,19 @@ class Batch:
                 ends_at=alert.ends_at,
                 generator_url=alert.generator_url,
                 grouping_key=group,
-                incident=live,
+                incident_id=live.pk if live is not None else None,
                 first_received_at=now,
                 last_received_at=now,
+                receive_count=1,
             )
             self.new_alerts.append(row)
             if live is not None:
                 (self.fired if alert.status == "firing" else self.resolved)[live.pk].append(
                     alert_ref(alert)
                 )
+                if alert.status == "firing":
+                    self.firing.add(live.pk)
             return
-        before = _content(row)
         if alert.status == "resolved":
             if row.status == AlertStatus.FIRING:
                 row.status = AlertStatus.RESOLVED
@@ -114,7 +184,7 @@ class Batch:
         elif row.status == AlertStatus.FIRING and alert.ends_at:
             row.ends_at = alert.ends_at  # Alertmanager's moving resolve_timeout estimate
         if row.incident_id is None and live is not None:
-            row.incident = live  # arrived resolved earlier; now its group has an incident
+            row.incident_id = live.pk  # arrived resolved earlier; now its group has one
             (self.fired if row.status == AlertStatus.FIRING else self.resolved)[live.pk].append(
                 alert_ref(alert)
             )
@@ -124,14 +194,15 @@ class Batch:
         row.severity = alert.labels.get("severity", "")[:32]
         row.last_received_at = now
         row.receive_count += 1
-        if _content(row) != before:
-            self.changed_alerts.append(row)
-        else:
-            self.resent_alert_ids.append(row.pk)
+        assert row.id is not None
+        self.stored_alerts[row.id] = row
+        if row.status == AlertStatus.FIRING and row.incident_id:
+            self.firing.add(row.incident_id)
 
-    def adopt_orphan(self, orphan: Alert, incident: Incident) -> None:
-        orphan.incident = incident
-        self.changed_alerts.append(orphan)
+    def adopt_orphan(self, orphan: AlertRow, incident: Incident) -> None:
+        orphan.incident_id = incident.pk
+        assert orphan.id is not None
+        self.stored_alerts[orphan.id] = orphan
         self.resolved[incident.pk].append(alert_ref(orphan))
 
     def escalate(self, incident: Incident, alert: ParsedAlert) -> None:
@@ -186,16 +257,3 @@ class Batch:
         _, event = apply_transition(incident, to, at=self.now, source="alertmanager", reason=reason)
         self.events.append(event)
         self.touch(incident)
-
-
-def _content(row: Alert) -> tuple[object, ...]:
-    """What a person would see change on an alert (not the receive bookkeeping)."""
-    return (
-        row.status,
-        row.ends_at,
-        row.labels,
-        row.annotations,
-        row.generator_url,
-        row.severity,
-        row.incident_id,
-    )

@@ -3,8 +3,9 @@
 In this process (Django test Client: the real URL, middleware, view, services) on its own
 PostgreSQL database, sends the storm's three kinds of 50-alert body (a new group, an
 unchanged repeat of a firing group, the resolution of a whole group): first REQUESTS of
-each kind timed without a profiler (wall ms, SQL ms, queries), then REQUESTS more under
-cProfile, whose top functions (own time, summed over those requests) are printed per kind.
+each kind timed without a profiler (wall ms, this process's CPU ms, SQL ms per statement,
+queries), then REQUESTS more under cProfile, whose top functions (own time, summed over
+those requests) are printed per kind.
 
     .venv/bin/python tests/bench/ingest_profile.py [--top 25]
 
@@ -54,14 +55,19 @@ def run(top: int) -> None:
     client = Client(HTTP_AUTHORIZATION=f"Bearer {stack.TOKEN}")
     sql_s = [0.0]
     queries = [0]
+    by_statement: dict[str, list[float]] = {}
 
     def timer(execute, sql, params, many, context):
         t = time.perf_counter()
         try:
             return execute(sql, params, many, context)
         finally:
-            sql_s[0] += time.perf_counter() - t
+            spent = time.perf_counter() - t
+            sql_s[0] += spent
             queries[0] += 1
+            words = sql.split()
+            what = " ".join(words[:3] if words[0] == "WITH" else words[:1] + words[2:3])
+            by_statement.setdefault(what[:60], []).append(spent)
 
     def post(body: bytes) -> None:
         r = client.post(stack.WEBHOOK_PATH, data=body, content_type="application/json")
@@ -82,18 +88,23 @@ def run(top: int) -> None:
     wrapper = connection.execute_wrapper(timer)  # kept: the wrapper goes with the object
     wrapper.__enter__()
     print(f"\nper request, mean of {REQUESTS} (50-alert bodies, no profiler):")
-    print(f"  {'kind':<10}{'wall ms':>9}{'SQL ms':>9}{'queries':>9}")
+    print(f"  {'kind':<10}{'wall ms':>9}{'CPU ms':>9}{'SQL ms':>9}{'queries':>9}")
     for kind, batch in kinds(bodies(1000, REQUESTS)):
-        walls = []
+        walls, cpus = [], []
         sql_s[0], queries[0] = 0.0, 0
         for body in batch:
-            t = time.perf_counter()
+            t, cpu = time.perf_counter(), time.process_time()
             post(body)
             walls.append(time.perf_counter() - t)
+            cpus.append(time.process_time() - cpu)
         print(
-            f"  {kind:<10}{statistics.mean(walls) * 1000:>9.2f}"
+            f"  {kind:<10}{statistics.mean(walls) * 1000:>9.2f}{statistics.mean(cpus) * 1000:>9.2f}"
             f"{sql_s[0] / len(batch) * 1000:>9.2f}{queries[0] / len(batch):>9.1f}"
         )
+        for what, spent in by_statement.items():
+            per = len(spent) / len(batch)
+            print(f"      {statistics.mean(spent) * 1000:6.2f} ms x{per:.0f}  {what}")
+        by_statement.clear()
     for kind, batch in kinds(bodies(2000, REQUESTS)):
         profile = cProfile.Profile()
         for body in batch:

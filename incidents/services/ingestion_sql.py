@@ -1,0 +1,336 @@
+"""Ingestion's reads and writes, each one statement whatever the number of rows.
+
+On PostgreSQL the statements are written here, and rows travel as one jsonb parameter
+(`jsonb_to_recordset`): one json.dumps in C, where the ORM compiled each query and
+adapted every value in Python (building, compiling and dumping took longer than the
+database took to store the rows; issue #14). Other databases (SQLite, for `make run`)
+use the ORM. Every statement goes through Django's cursor, so it is logged and counted
+(tests/unit/incidents/test_ingest_queries.py) and its errors are Django's.
+
+The repeat fast path (`repeat_apply`, PostgreSQL only): Alertmanager re-sends every group
+unchanged each repeat_interval. Each incident keeps a digest of the alerts of the last
+notification applied in full and when that was (those alerts' last_received_at), so one
+statement can tell an unchanged repeat and move its receive bookkeeping.
+"""
+
+import json
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from typing import Any, TypeVar
+
+from django.db import connection, models
+from django.db.models import Count
+
+from incidents.models import Alert, AlertStatus, Incident, WebhookReceipt
+
+Row = dict[str, Any]
+M = TypeVar("M", bound=models.Model)
+
+# Columns of a stored alert that a delivery writes (its key, name, group and first
+# receipt never change; see ingest_batch.upsert_alert), and their types.
+ALERT_UPDATE_COLUMNS = {
+    "status": "text",
+    "severity": "text",
+    "labels": "jsonb",
+    "annotations": "jsonb",
+    "ends_at": "timestamptz",
+    "generator_url": "text",
+    "incident_id": "bigint",
+    "last_received_at": "timestamptz",
+    "receive_count": "integer",
+}
+INCIDENT_UPDATE_COLUMNS = {
+    "status": "text",
+    "severity": "text",
+    "acknowledged_at": "timestamptz",
+    "mitigated_at": "timestamptz",
+    "resolved_at": "timestamptz",
+    "reopened_at": "timestamptz",
+    "reopen_count": "integer",
+    "last_alert_at": "timestamptz",
+    "updated_at": "timestamptz",
+    "alert_digest": "text",
+    "last_notified_at": "timestamptz",
+}
+# What ingestion reads of a stored alert, in ingest_batch.AlertRow's field order.
+ALERT_READ_COLUMNS = (
+    "id", "fingerprint", "starts_at", "status", "severity", "labels", "annotations",
+    "ends_at", "generator_url", "grouping_key", "incident_id", "last_received_at",
+    "receive_count",
+)  # fmt: skip
+_JSON_READ = {ALERT_READ_COLUMNS.index("labels"), ALERT_READ_COLUMNS.index("annotations")}
+
+
+def _postgres() -> bool:
+    return connection.vendor == "postgresql"
+
+
+def _iso(value: object) -> str:
+    if isinstance(value, datetime):
+        return value.isoformat()
+    raise TypeError(f"{type(value).__name__} is not JSON serializable")
+
+
+def _json(value: object) -> str:
+    return json.dumps(value, default=_iso, separators=(",", ":"))
+
+
+def _columns(columns: Mapping[str, str]) -> str:
+    return ", ".join(f"{name} {kind}" for name, kind in columns.items())
+
+
+# Statements are built from this module's constants and the models' own field names,
+# never from input (S608).
+def _update_sql(table: str, columns: Mapping[str, str]) -> str:
+    sets = ", ".join(f"{name} = v.{name}" for name in columns)
+    return (
+        f"UPDATE {table} AS t SET {sets} FROM jsonb_to_recordset(%s::jsonb) "  # noqa: S608
+        f"AS v(id bigint, {_columns(columns)}) WHERE t.id = v.id"
+    )
+
+
+_UPDATE_ALERTS = _update_sql("incidents_alert", ALERT_UPDATE_COLUMNS)
+_UPDATE_INCIDENTS = _update_sql("incidents_incident", INCIDENT_UPDATE_COLUMNS)
+
+# The alerts a body names (a range scan per fingerprint on the (fingerprint, starts_at)
+# index, exact pairs picked out by the caller) and the recent orphans of its groups.
+_ALERTS_FOR_UPDATE = f"""
+SELECT {", ".join(ALERT_READ_COLUMNS)} FROM incidents_alert
+WHERE (fingerprint = ANY(ARRAY(SELECT jsonb_array_elements_text(%(fingerprints)s::jsonb)))
+       AND starts_at BETWEEN %(first)s AND %(last)s)
+   OR (incident_id IS NULL AND last_received_at >= %(since)s
+       AND grouping_key = ANY(ARRAY(SELECT jsonb_array_elements_text(%(groups)s::jsonb))))
+ORDER BY id FOR UPDATE
+"""  # noqa: S608
+_INCIDENTS_FOR_UPDATE = """
+SELECT * FROM incidents_incident
+WHERE id = ANY(ARRAY(SELECT jsonb_array_elements_text(%(ids)s::jsonb)::bigint))
+   OR (grouping_key = ANY(ARRAY(SELECT jsonb_array_elements_text(%(groups)s::jsonb)))
+       AND (status <> 'resolved' OR resolved_at >= %(since)s))
+ORDER BY id FOR UPDATE
+"""
+_FIRING = """
+SELECT incident_id, count(*) FROM incidents_alert
+WHERE incident_id = ANY(ARRAY(SELECT jsonb_array_elements_text(%s::jsonb)::bigint))
+  AND status = 'firing'
+GROUP BY incident_id
+"""
+
+
+def alerts_for_update(
+    *,
+    fingerprints: Sequence[str],
+    first: datetime,
+    last: datetime,
+    groups: Sequence[str],
+    orphans_since: datetime,
+) -> list[tuple[Any, ...]]:
+    """Lock and read (ALERT_READ_COLUMNS) the alerts with these fingerprints that started
+    between `first` and `last`, and the orphans of `groups` received since then, in
+    primary-key order."""
+    if not _postgres():
+        known = models.Q(fingerprint__in=fingerprints, starts_at__gte=first, starts_at__lte=last)
+        orphan = models.Q(
+            incident__isnull=True, grouping_key__in=groups, last_received_at__gte=orphans_since
+        )
+        rows = Alert.objects.select_for_update().filter(known | orphan).order_by("pk")
+        return list(rows.values_list(*ALERT_READ_COLUMNS))
+    params: dict[str, str | datetime] = {
+        "fingerprints": _json(sorted(set(fingerprints))),
+        "first": first,
+        "last": last,
+        "groups": _json(sorted(groups)),
+        "since": orphans_since,
+    }
+    with connection.cursor() as cursor:
+        cursor.execute(_ALERTS_FOR_UPDATE, params)
+        rows = cursor.fetchall()
+    return [
+        tuple(json.loads(v) if i in _JSON_READ else v for i, v in enumerate(row)) for row in rows
+    ]
+
+
+def incidents_for_update(
+    *, ids: Sequence[int], groups: Sequence[str], resolved_since: datetime
+) -> list[Incident]:
+    """Lock and read incidents `ids`, and those of `groups` that are open or were
+    resolved since `resolved_since`, in primary-key order."""
+    if not _postgres():
+        q = models.Q(pk__in=ids) | models.Q(grouping_key__in=groups, status__in=_OPEN)
+        q |= models.Q(grouping_key__in=groups, resolved_at__gte=resolved_since)
+        return list(Incident.objects.select_for_update().filter(q).order_by("pk"))
+    params = {"ids": _json(list(ids)), "groups": _json(sorted(groups)), "since": resolved_since}
+    return list(Incident.objects.raw(_INCIDENTS_FOR_UPDATE, params))
+
+
+_OPEN = ("triggered", "acknowledged", "mitigated")
+
+
+def firing_counts(incident_ids: Sequence[int]) -> dict[int, int]:
+    """How many firing alerts each of these incidents holds (absent: none)."""
+    if not incident_ids:
+        return {}
+    if not _postgres():
+        rows = (
+            Alert.objects.filter(incident_id__in=incident_ids, status=AlertStatus.FIRING)
+            .values("incident_id")
+            .annotate(n=Count("id"))
+            .values_list("incident_id", "n")
+        )
+        return dict(rows)
+    with connection.cursor() as cursor:
+        cursor.execute(_FIRING, [_json(list(incident_ids))])
+        return {int(pk): int(n) for pk, n in cursor.fetchall()}
+
+
+def _insert_sql(model: type[models.Model]) -> "tuple[str, list[models.Field[Any, Any]]]":
+    # attname is the column name: no field of these models renames its column.
+    fields = [f for f in model._meta.concrete_fields if not f.primary_key]
+    names = ", ".join(f.attname for f in fields)
+    types = ", ".join(f"{f.attname} {f.db_type(connection)}" for f in fields)
+    sql = (
+        f"INSERT INTO {model._meta.db_table} ({names}) SELECT {names} "  # noqa: S608
+        f"FROM jsonb_to_recordset(%s::jsonb) AS v({types}) RETURNING id"
+    )
+    return sql, fields
+
+
+def models_insert(objs: Sequence[M]) -> Sequence[M]:
+    """Insert unsaved instances of one model in one statement; each gets its primary key.
+    Like bulk_create: no save() or signals (TimelineEvent callers announce the events)."""
+    if not objs:
+        return objs
+    if not _postgres():
+        return type(objs[0])._default_manager.bulk_create(objs)
+    sql, fields = _insert_sql(type(objs[0]))
+    rows = []
+    for obj in objs:
+        # pre_save: what save() would store (auto_now stamps, for one).
+        rows.append({f.attname: f.pre_save(obj, True) for f in fields})
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [_json(rows)])
+        ids = [pk for (pk,) in cursor.fetchall()]  # in the order of the array
+    for obj, pk in zip(objs, ids, strict=True):
+        obj.pk = pk
+        obj._state.adding = False
+        obj._state.db = connection.alias
+    return objs
+
+
+def alerts_insert(rows: Sequence[Row]) -> None:
+    """New alert rows (every column but id), in one plain INSERT: a concurrent delivery
+    of the same new alert fails on the unique constraint, and the caller retries the
+    whole delivery with the row visible."""
+    if rows:
+        models_insert([Alert(**row) for row in rows])
+
+
+def alerts_update(rows: Sequence[Row]) -> None:
+    """Stored alert rows (id plus ALERT_UPDATE_COLUMNS each), locked by the caller."""
+    if not rows:
+        return
+    if not _postgres():
+        Alert.objects.bulk_update([Alert(**row) for row in rows], list(ALERT_UPDATE_COLUMNS))
+        return
+    with connection.cursor() as cursor:
+        cursor.execute(_UPDATE_ALERTS, [_json(rows)])
+
+
+def incidents_update(incidents: Sequence[Incident]) -> None:
+    """INCIDENT_UPDATE_COLUMNS of incidents locked by the caller, as they are in memory."""
+    if not incidents:
+        return
+    if not _postgres():
+        Incident.objects.bulk_update(list(incidents), list(INCIDENT_UPDATE_COLUMNS))
+        return
+    rows = [
+        {"id": inc.pk, **{name: getattr(inc, name) for name in INCIDENT_UPDATE_COLUMNS}}
+        for inc in incidents
+    ]
+    with connection.cursor() as cursor:
+        cursor.execute(_UPDATE_INCIDENTS, [_json(rows)])
+
+
+def receipt_insert(receipt: WebhookReceipt) -> int:
+    """Record one webhook body (the bulk of a request's bytes, and maybe not text: a
+    VALUES row, not jsonb); returns the receipt's id."""
+    if not _postgres():
+        receipt.save(force_insert=True)
+        return int(receipt.pk)
+    fields = [f for f in WebhookReceipt._meta.concrete_fields if not f.primary_key]
+    values = [f.get_db_prep_save(f.pre_save(receipt, True), connection) for f in fields]
+    sql = (
+        f"INSERT INTO {WebhookReceipt._meta.db_table} "  # noqa: S608
+        f"({', '.join(f.attname for f in fields)}) "
+        f"VALUES ({', '.join(['%s'] * len(fields))}) RETURNING id"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, values)
+        (receipt.pk,) = cursor.fetchone()
+    return int(receipt.pk)
+
+
+# One statement. `want`: per group in the body, its digest, how many alerts it holds and
+# the worst severity its firing alerts would escalate to. A group matches when its open
+# incident carries that digest, is no less severe, its alerts stamped with the incident's
+# last notification are exactly as many as the body's, and no orphan of the group waits
+# to be adopted. Only if every group matches are the alerts' bookkeeping and the
+# incidents' last_notified_at moved; otherwise nothing is written (the incidents matched
+# stay locked for the full path). Incidents are locked before alerts here, alerts before
+# incidents in the full path: two deliveries of one group at once (never sent so by
+# Alertmanager) can deadlock, and PostgreSQL then fails one, which alerts_ingest retries.
+_REPEAT = """
+WITH want AS (
+    SELECT * FROM jsonb_to_recordset(%(want)s::jsonb)
+        AS w(grouping_key text, digest text, alerts integer, severity text)
+), inc AS (
+    SELECT i.id, i.last_notified_at, i.grouping_key, w.alerts
+    FROM incidents_incident i JOIN want w ON i.grouping_key = w.grouping_key
+    WHERE i.status <> 'resolved' AND i.alert_digest = w.digest
+      AND i.severity <= w.severity COLLATE "C"
+    ORDER BY i.id
+    FOR UPDATE OF i
+), body AS (
+    SELECT a.id, a.incident_id
+    FROM incidents_alert a JOIN inc ON a.incident_id = inc.id
+    WHERE a.last_received_at = inc.last_notified_at
+), hit AS (
+    SELECT inc.id FROM inc
+    WHERE inc.alerts = (SELECT count(*) FROM body WHERE body.incident_id = inc.id)
+      AND NOT EXISTS (
+        SELECT 1 FROM incidents_alert o
+        WHERE o.incident_id IS NULL AND o.grouping_key = inc.grouping_key
+          AND o.last_received_at >= %(orphans_since)s
+      )
+), ok AS (
+    SELECT count(*) = %(groups)s AS yes FROM hit
+), alerts AS (
+    UPDATE incidents_alert a
+    SET last_received_at = %(now)s, receive_count = a.receive_count + 1
+    FROM body, ok WHERE ok.yes AND a.id = body.id
+    RETURNING a.id
+), incidents AS (
+    UPDATE incidents_incident i SET last_notified_at = %(now)s
+    FROM hit, ok WHERE ok.yes AND i.id = hit.id
+    RETURNING i.id
+)
+SELECT (SELECT count(*) FROM incidents), (SELECT count(*) FROM alerts)
+"""
+
+
+def repeat_apply(*, groups: Sequence[Row], now: datetime, orphans_since: datetime) -> bool:
+    """Apply an unchanged repeat in one statement if it is one (see _REPEAT); `groups`
+    holds grouping_key, digest, alerts and severity per group. False (nothing written)
+    when it is not, or off PostgreSQL, where the full path does the same work."""
+    if not _postgres() or not groups:
+        return False
+    params: dict[str, str | int | datetime] = {
+        "want": _json(groups),
+        "groups": len(groups),
+        "now": now,
+        "orphans_since": orphans_since,
+    }
+    with connection.cursor() as cursor:
+        cursor.execute(_REPEAT, params)
+        row = cursor.fetchone()
+    return row is not None and row[0] == len(groups)
