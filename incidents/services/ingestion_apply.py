@@ -21,6 +21,7 @@ from incidents.grouping import (
 from incidents.models import Incident, IncidentStatus, TimelineEventType
 from incidents.services import ingestion_sql
 from incidents.services.ingest_batch import AlertKey, AlertRow, Batch, alerts_digest
+from incidents.services.timeline import timeline_announce
 
 
 @dataclass
@@ -229,6 +230,7 @@ def notification_apply(
     )
     if batch.events:
         ingestion_sql.models_insert(batch.events)
+        timeline_announce(batch.events)
 
 
 def _stamp(batch: Batch, loaded: _Loaded, digests: dict[str, str]) -> None:

@@ -14,6 +14,7 @@ from incidents import permissions as perms
 from incidents.alertmanager import PayloadError, parse_body
 from incidents.models import ReceiptOutcome, TimelineEvent, TimelineEventType, WebhookReceipt
 from incidents.services.ingestion import IngestResult, ReceiptMeta, alerts_ingest
+from incidents.services.timeline import timeline_announce
 
 log = logging.getLogger(__name__)
 
@@ -78,7 +79,7 @@ def webhook_receipt_replay(*, receipt_id: int, actor_id: int | None = None) -> W
     result: IngestResult = alerts_ingest(payload=payload, meta=meta)
     replayed = WebhookReceipt.objects.get(pk=result.receipt_id)
     with transaction.atomic():
-        TimelineEvent.objects.bulk_create(
+        events = TimelineEvent.objects.bulk_create(
             TimelineEvent(
                 incident_id=incident_id,
                 kind=TimelineEventType.WEBHOOK_REPLAYED,
@@ -90,6 +91,7 @@ def webhook_receipt_replay(*, receipt_id: int, actor_id: int | None = None) -> W
             )
             for incident_id in result.incidents
         )
+        timeline_announce(events)
     return replayed
 
 
