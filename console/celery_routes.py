@@ -30,6 +30,9 @@ TASK_ROUTES = {
     "postmortems.tasks.action_items_remind_overdue": {"queue": "default"},
     "readiness.tasks.checklist_verify": {"queue": "default"},
     "readiness.tasks.checklists_refresh": {"queue": "default"},
+    "notifications.tasks.delivery_send": {"queue": "default"},
+    "notifications.tasks.action_items_overdue_notify": {"queue": "default"},
+    "notifications.tasks.deliveries_requeue": {"queue": "default"},
 }
 
 BEAT_SCHEDULE = {
@@ -60,5 +63,13 @@ BEAT_SCHEDULE = {
     "refresh-readiness-checklists": {
         "task": "readiness.tasks.checklists_refresh",
         "schedule": timedelta(minutes=15),  # the pages read the stored result, never the cluster
+    },
+    "notify-overdue-action-items": {
+        "task": "notifications.tasks.action_items_overdue_notify",
+        "schedule": timedelta(hours=1),  # once per item and due date (deduplicated)
+    },
+    "requeue-notifications": {
+        "task": "notifications.tasks.deliveries_requeue",
+        "schedule": timedelta(seconds=60),  # what a broker outage left unqueued
     },
 }

@@ -70,6 +70,7 @@ INSTALLED_APPS = [
     "runbooks",
     "postmortems",
     "readiness",
+    "notifications",
 ]
 
 MIDDLEWARE = [
@@ -427,6 +428,34 @@ POSTMORTEM_ASYNC_THRESHOLD = env.int("POSTMORTEM_ASYNC_THRESHOLD", default=2000)
 # Overdue action-item reminders are also posted here (JSON {"text": ...}, Slack-compatible).
 POSTMORTEM_REMINDER_WEBHOOK_URL = env.str("POSTMORTEM_REMINDER_WEBHOOK_URL", default="")
 POSTMORTEM_WEBHOOK_TIMEOUT_SECONDS = env.float("POSTMORTEM_WEBHOOK_TIMEOUT_SECONDS", default=5.0)
+
+# --- Outgoing notifications (notifications/) ---------------------------------------------
+# Targets and rules are edited in the admin; these are how sending behaves. Links in
+# messages start with NOTIFY_CONSOLE_URL, the console's address as responders reach it.
+NOTIFY_CONSOLE_URL = env.str("NOTIFY_CONSOLE_URL", default="http://127.0.0.1:8000")
+NOTIFY_TIMEOUT_SECONDS = env.float("NOTIFY_TIMEOUT_SECONDS", default=5.0)
+# Retries after the first attempt, waiting a random 0..BACKOFF x 2^n seconds (at most
+# BACKOFF_MAX) before the n-th: with the defaults all six tries fit in about 5 minutes.
+NOTIFY_MAX_RETRIES = env.int("NOTIFY_MAX_RETRIES", default=5)
+NOTIFY_RETRY_BACKOFF_SECONDS = env.int("NOTIFY_RETRY_BACKOFF_SECONDS", default=10)
+NOTIFY_RETRY_BACKOFF_MAX_SECONDS = env.int("NOTIFY_RETRY_BACKOFF_MAX_SECONDS", default=300)
+# Deliveries the broker did not take (it was down) are queued again after this long.
+NOTIFY_REQUEUE_AFTER_SECONDS = env.int("NOTIFY_REQUEUE_AFTER_SECONDS", default=60)
+# Email targets go through Django's mail (the console backend prints them in embedded mode).
+EMAIL_BACKEND = env.str(
+    "EMAIL_BACKEND",
+    default="django.core.mail.backends.console.EmailBackend"
+    if EMBEDDED
+    else "django.core.mail.backends.smtp.EmailBackend",
+)
+EMAIL_HOST = env.str("EMAIL_HOST", default="localhost")
+EMAIL_PORT = env.int("EMAIL_PORT", default=25)
+EMAIL_HOST_USER = env.str("EMAIL_HOST_USER", default="")
+EMAIL_HOST_PASSWORD = env.str("EMAIL_HOST_PASSWORD", default="")
+EMAIL_USE_TLS = env.bool("EMAIL_USE_TLS", default=False)
+EMAIL_USE_SSL = env.bool("EMAIL_USE_SSL", default=False)
+EMAIL_TIMEOUT = env.int("EMAIL_TIMEOUT", default=10)
+DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default="incident-console@localhost")
 
 LOGGING = {
     "version": 1,

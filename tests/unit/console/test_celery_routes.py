@@ -4,7 +4,7 @@ in a queue nobody reads)."""
 from console.celery import app
 from console.celery_routes import BEAT_SCHEDULE, QUEUES, TASK_ROUTES
 
-OUR_APPS = ("incidents.", "runbooks.", "postmortems.", "console.", "readiness.")
+OUR_APPS = ("incidents.", "runbooks.", "postmortems.", "console.", "readiness.", "notifications.")
 
 
 def our_tasks() -> set[str]:

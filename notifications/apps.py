@@ -1,0 +1,19 @@
+from django.apps import AppConfig
+
+
+def _timeline_appended(sender: object, events: list, **kwargs: object) -> None:
+    from notifications.services import timeline_events_notify
+
+    timeline_events_notify(events=events)
+
+
+class NotificationsConfig(AppConfig):
+    name = "notifications"
+    verbose_name = "Notifications"
+
+    def ready(self) -> None:
+        # incidents sends this after each commit that appended timeline events; it knows
+        # nothing of this app (nothing imports notifications).
+        from incidents.services.timeline import timeline_appended
+
+        timeline_appended.connect(_timeline_appended, dispatch_uid="notifications.timeline")

@@ -1,0 +1,299 @@
+"""Every write of the notifications app: deliveries recorded from timeline events and
+overdue action items, handed to the worker, sent, retried and given up.
+
+Recording happens after the writer's transaction has committed (incidents sends
+`timeline_appended` then), so nothing here can fail or slow down the write that caused
+it beyond a few queries; sending happens on the worker.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from collections.abc import Iterable
+from dataclasses import replace
+from datetime import date, timedelta
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import User
+from django.db import transaction
+from django.db.models import Prefetch
+from django.utils import timezone
+
+from console.errors import DomainError, NotFound
+from console.permissions import require
+from incidents.models import Incident, TimelineEvent
+from notifications import transports
+from notifications.events import Notice, notice_for
+from notifications.messages import message_build
+from notifications.models import Delivery, DeliveryStatus, Event, Rule, Target
+from notifications.permissions import RETRY
+from postmortems.models import OPEN_ITEM_STATUSES, ActionItem, Postmortem
+
+log = logging.getLogger(__name__)
+S = DeliveryStatus
+# A postmortem event just after the postmortem's move to review is the request itself
+# (both are written in one transaction); the round's key makes any other event of the
+# round (an approval a minute later) the same notification, sent once.
+REVIEW_ROUND_SLACK = timedelta(minutes=1)
+REQUEUE_BATCH = 500
+
+
+# --- recording ---------------------------------------------------------------------------
+def timeline_events_notify(*, events: Iterable[TimelineEvent]) -> int:
+    """The `timeline_appended` receiver: record a delivery per matching rule's target
+    for each event worth telling, and queue them. Returns how many were queued."""
+    notices = [notice for event in events if (notice := notice_for(event)) is not None]
+    if not notices:
+        return 0
+    return deliveries_enqueue(delivery_ids=deliveries_record(notices=_review_rounds(notices)))
+
+
+def _review_rounds(notices: list[Notice]) -> list[Notice]:
+    """Keep a postmortem notice only when it requested a review; key it by the round."""
+    wanted = {n.details["postmortem"] for n in notices if n.event == Event.POSTMORTEM_IN_REVIEW}
+    if not wanted:
+        return notices
+    found = Postmortem.objects.filter(pk__in=wanted).only("review_requested_at", "title")
+    postmortems = {pm.pk: pm for pm in found}
+    kept = []
+    for notice in notices:
+        if notice.event != Event.POSTMORTEM_IN_REVIEW:
+            kept.append(notice)
+            continue
+        pm = postmortems.get(notice.details["postmortem"])
+        asked = pm.review_requested_at if pm is not None else None
+        if (
+            pm is None
+            or asked is None
+            or not timedelta(0) <= notice.occurred_at - asked <= REVIEW_ROUND_SLACK
+        ):
+            continue
+        key = f"review:{pm.pk}:{asked.isoformat()}"
+        kept.append(replace(notice, key=key, details={**notice.details, "title": pm.title}))
+    return kept
+
+
+def deliveries_record(*, notices: list[Notice]) -> list[int]:
+    """One delivery per (target, notice) that an enabled rule matches; a pair recorded
+    before (the same event found again) is left as it is. Returns the ids waiting to be
+    queued. A fixed number of queries, however many notices."""
+    rules = list(
+        Rule.objects.filter(enabled=True).prefetch_related(
+            Prefetch("targets", queryset=Target.objects.filter(enabled=True))
+        )
+    )
+    if not rules or not notices:
+        return []
+    incidents = Incident.objects.select_related("commander").in_bulk(
+        {n.incident_id for n in notices}
+    )
+    actor_ids = {n.actor_id for n in notices if n.actor_id is not None}
+    actors = dict(
+        get_user_model().objects.filter(pk__in=actor_ids).values_list("pk", "username")
+        if actor_ids
+        else []
+    )
+    now = timezone.now()
+    rows: dict[tuple[int, str], Delivery] = {}
+    for notice in notices:
+        incident = incidents.get(notice.incident_id)
+        if incident is None:
+            continue
+        built = None
+        for rule in rules:
+            if not rule.matches(
+                event=notice.event,
+                severity=incident.severity,
+                namespace=incident.namespace,
+                is_drill=incident.is_drill,
+            ):
+                continue
+            for target in rule.targets.all():
+                if (target.pk, notice.key) in rows:
+                    continue
+                actor = actors.get(notice.actor_id) if notice.actor_id else None
+                built = built or message_build(notice, incident, actor=actor)
+                rows[(target.pk, notice.key)] = Delivery(
+                    target=target,
+                    rule=rule,
+                    event=notice.event,
+                    event_key=notice.key,
+                    incident=incident,
+                    summary=built[0],
+                    body=built[1],
+                    created_at=now,
+                )
+    if not rows:
+        return []
+    # ignore_conflicts: an overdue item found again, or a twin event recorded by a
+    # concurrent process, keeps its first delivery (unique target + event_key).
+    Delivery.objects.bulk_create(rows.values(), ignore_conflicts=True)
+    return list(
+        Delivery.objects.filter(
+            target_id__in={t for t, _ in rows},
+            event_key__in={k for _, k in rows},
+            status=S.PENDING,
+        ).values_list("pk", flat=True)
+    )
+
+
+def action_items_overdue_notify(*, today: date | None = None) -> int:
+    """Beat: tell the rules' targets about each open action item past its due date, once
+    per item and due date (moving the due date starts a new overdue period). Returns how
+    many deliveries were queued."""
+    today = today or timezone.localdate()
+    now = timezone.now()
+    items = ActionItem.objects.filter(
+        status__in=OPEN_ITEM_STATUSES, due_date__lt=today
+    ).select_related("owner")
+    notices = [
+        Notice(
+            event=Event.ACTION_ITEM_OVERDUE,
+            key=f"overdue:{item.pk}:{item.due_date.isoformat()}",
+            incident_id=item.incident_id,
+            occurred_at=now,
+            details={
+                "action_item": item.pk,
+                "title": item.title,
+                "due_date": item.due_date.isoformat(),
+                "days_overdue": (today - item.due_date).days,
+                "owner": item.owner.get_username() if item.owner else None,
+                "priority": item.priority,
+            },
+        )
+        for item in items.iterator(chunk_size=500)
+    ]
+    return deliveries_enqueue(delivery_ids=deliveries_record(notices=notices))
+
+
+def delivery_test(*, target_id: int, actor: User) -> Delivery:
+    """A test message to one target (the admin's "Send a test notification")."""
+    target = Target.objects.filter(pk=target_id).first()
+    if target is None:
+        raise NotFound(f"Target #{target_id} does not exist.")
+    notice = Notice(
+        event=Event.TEST, key=f"test:{uuid.uuid4().hex}", incident_id=0, occurred_at=timezone.now()
+    )
+    summary, body = message_build(notice, None, actor=actor.get_username())
+    with transaction.atomic():
+        delivery = Delivery.objects.create(
+            target=target, event=Event.TEST, event_key=notice.key, summary=summary, body=body,
+            created_at=notice.occurred_at,
+        )  # fmt: skip
+        transaction.on_commit(lambda: deliveries_enqueue(delivery_ids=[delivery.pk]))
+    return delivery
+
+
+# --- queueing ----------------------------------------------------------------------------
+def deliveries_enqueue(*, delivery_ids: list[int]) -> int:
+    """Hand deliveries to the worker. A broker that does not answer is recorded on the
+    deliveries, which stay "not queued yet" until deliveries_requeue (beat) succeeds;
+    it never fails the caller (often the webhook that has just opened an incident)."""
+    from notifications.tasks import delivery_send_task
+
+    queued: list[int] = []
+    for pk in delivery_ids:
+        try:
+            # retry=False: fail at once instead of holding the caller in kombu's retries.
+            delivery_send_task.apply_async((pk,), retry=False)
+        except Exception as exc:  # kombu and redis raise several types for a broker that is down
+            log.warning("notifications: could not queue deliveries %s: %s", delivery_ids, exc)
+            Delivery.objects.filter(
+                pk__in=set(delivery_ids) - set(queued), status=S.PENDING
+            ).update(
+                last_error=f"Could not queue it for the worker ({exc}); the broker "
+                f"({_broker()}) did not answer. It is queued again every minute.",
+                updated_at=timezone.now(),
+            )
+            break
+        queued.append(pk)
+    if queued:
+        Delivery.objects.filter(pk__in=queued, status=S.PENDING).update(
+            status=S.QUEUED, last_error="", updated_at=timezone.now()
+        )
+    return len(queued)
+
+
+def _broker() -> str:
+    url = str(settings.CELERY_BROKER_URL)
+    return url.split("@", 1)[-1] if "@" in url else url  # never a password
+
+
+def deliveries_requeue() -> int:
+    """Beat: queue again the deliveries a broker outage left "not queued yet"."""
+    cutoff = timezone.now() - timedelta(seconds=settings.NOTIFY_REQUEUE_AFTER_SECONDS)
+    ids = list(
+        Delivery.objects.filter(status=S.PENDING, updated_at__lt=cutoff)
+        .order_by("pk")
+        .values_list("pk", flat=True)[:REQUEUE_BATCH]
+    )
+    return deliveries_enqueue(delivery_ids=ids) if ids else 0
+
+
+@transaction.atomic
+def delivery_retry(*, delivery_id: int, actor: User) -> Delivery:
+    """Send a failed delivery again (after its target was fixed)."""
+    require(actor, RETRY, "send notifications again")
+    delivery = Delivery.objects.select_for_update().filter(pk=delivery_id).first()
+    if delivery is None:
+        raise NotFound(f"Delivery #{delivery_id} does not exist.")
+    if delivery.status != S.FAILED:
+        raise DomainError(
+            f"Delivery #{delivery_id} is {delivery.get_status_display().lower()}; only a "
+            "failed one is sent again.",
+            code="invalid_state",
+        )
+    delivery.status = S.PENDING
+    delivery.save(update_fields=["status", "updated_at"])
+    transaction.on_commit(lambda: deliveries_enqueue(delivery_ids=[delivery_id]))
+    return delivery
+
+
+# --- sending (on the worker) -------------------------------------------------------------
+def delivery_send(*, delivery_id: int, last_try: bool) -> None:
+    """One attempt. The row is locked while sending, so a redelivered message waits and
+    then finds it sent. Raises DeliveryError (after recording the attempt) when a later
+    attempt may succeed and this is not the last one; the task retries with backoff."""
+    retry_with: transports.DeliveryError | None = None
+    with transaction.atomic():
+        delivery = (
+            Delivery.objects.select_for_update(of=("self",))
+            .select_related("target")
+            .filter(pk=delivery_id)
+            .first()
+        )
+        if delivery is None or delivery.status in (S.SENT, S.FAILED):
+            return  # gone, or finished by an earlier copy of this message
+        now = timezone.now()
+        delivery.last_attempt_at = now
+        if not delivery.target.enabled:
+            delivery.status = S.FAILED
+            delivery.last_error = "The target was disabled before this could be sent."
+            delivery.save()
+            return
+        delivery.attempts += 1
+        try:
+            transports.deliver(delivery.target, delivery.body, delivery_id=delivery.pk)
+        except transports.DeliveryError as exc:
+            delivery.last_error = str(exc)
+            if exc.retry and not last_try:
+                delivery.status = S.RETRYING
+                retry_with = exc
+            else:
+                delivery.status = S.FAILED
+                if exc.retry:
+                    delivery.last_error += f" Gave up after {delivery.attempts} attempts."
+        else:
+            delivery.status, delivery.sent_at, delivery.last_error = S.SENT, now, ""
+        delivery.save()
+    if retry_with is not None:
+        raise retry_with  # after the commit, so the attempt and its error stay recorded
+
+
+def delivery_fail(*, delivery_id: int, error: str) -> None:
+    """The task died outside the transports (a time limit, a bug): the row says so."""
+    Delivery.objects.filter(pk=delivery_id).exclude(status=S.SENT).update(
+        status=S.FAILED, last_error=error[:2000], updated_at=timezone.now()
+    )

@@ -1,0 +1,170 @@
+"""Sending one delivery's body to its target: Slack through apprise, the generic webhook
+signed here and posted with requests, email through Django's mail.
+
+Each raises DeliveryError with a message a person can act on; `retry` says whether
+trying again later can help (a timeout or a 5xx can, a 404 or a refused signature
+cannot).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import logging
+import smtplib
+import time
+from typing import Any
+from urllib.parse import urlencode
+
+import apprise
+import requests
+from django.conf import settings
+from django.core.mail import send_mail
+
+from notifications.messages import email_text, slack_text
+from notifications.models import Target, TargetKind, split_list
+
+SIGNATURE_HEADER = "X-Console-Signature"
+TIMESTAMP_HEADER = "X-Console-Timestamp"
+EVENT_HEADER = "X-Console-Event"
+DELIVERY_HEADER = "X-Console-Delivery"
+USER_AGENT = "vllm-incident-console-notifications/1"
+RETRY_STATUSES = {408, 425, 429, 500, 502, 503, 504}
+
+
+class DeliveryError(Exception):
+    def __init__(self, message: str, retry: bool = False) -> None:
+        super().__init__(message, retry)  # both in args: Celery may pickle it for a retry
+        self.message, self.retry = message, retry
+
+    def __str__(self) -> str:
+        return self.message
+
+
+def deliver(target: Target, body: dict[str, Any], *, delivery_id: int) -> None:
+    if target.kind == TargetKind.SLACK:
+        _slack(target, body)
+    elif target.kind == TargetKind.WEBHOOK:
+        _webhook(target, body, delivery_id=delivery_id)
+    elif target.kind == TargetKind.EMAIL:
+        _email(target, body)
+    else:
+        raise DeliveryError(f"Unknown target kind {target.kind!r}.", retry=False)
+
+
+# --- Slack (apprise) ---------------------------------------------------------------------
+def _slack(target: Target, body: dict[str, Any]) -> None:
+    timeout = settings.NOTIFY_TIMEOUT_SECONDS
+    # format=text: apprise escapes Slack's control characters in the text; its markdown
+    # mode would let "<!channel>" from an alert label through. No apprise footer or icon.
+    params = urlencode(
+        {"format": "text", "footer": "no", "image": "no", "cto": timeout, "rto": timeout}
+    )
+    url = f"{target.url.split('?', 1)[0]}?{params}"
+    notifier = apprise.Apprise()
+    if not notifier.add(url):
+        raise DeliveryError(
+            "apprise does not read this as a Slack incoming webhook URL; paste the URL "
+            "Slack gave you (https://hooks.slack.com/services/T…/B…/…) into the target.",
+            retry=False,
+        )
+    with apprise.LogCapture(level=logging.WARNING, fmt="%(message)s") as captured:
+        ok = notifier.notify(
+            title=body["summary"], body=slack_text(body), body_format=apprise.NotifyFormat.TEXT
+        )
+    if not ok:
+        said = " ".join(captured.getvalue().split()) or "no reason given"
+        # apprise reports a failure without its HTTP status as a value, so every Slack
+        # failure is retried: the retries are bounded and a revoked URL fails in minutes.
+        raise DeliveryError(f"Slack did not take the message: {said[:500]}", retry=True)
+
+
+# --- generic webhook (signed here, sent with requests) -----------------------------------
+def signature(secret: str, timestamp: str, raw_body: bytes) -> str:
+    """HMAC-SHA256 over "<timestamp>.<body>": signing the timestamp with the body means a
+    captured request cannot be replayed later under a fresh timestamp."""
+    mac = hmac.new(secret.encode(), timestamp.encode() + b"." + raw_body, hashlib.sha256)
+    return "sha256=" + mac.hexdigest()
+
+
+def _webhook(target: Target, body: dict[str, Any], *, delivery_id: int) -> None:
+    # apprise's json:// plugin cannot sign a body, so this one target is posted with
+    # requests (already the runtime HTTP client) and the exact bytes that were signed.
+    raw = json.dumps(body, ensure_ascii=False, separators=(",", ":"), sort_keys=True).encode()
+    timestamp = str(int(time.time()))
+    headers = {
+        "Content-Type": "application/json",
+        "User-Agent": USER_AGENT,
+        EVENT_HEADER: str(body.get("event", "")),
+        DELIVERY_HEADER: str(delivery_id),
+        TIMESTAMP_HEADER: timestamp,
+        SIGNATURE_HEADER: signature(target.secret, timestamp, raw),
+    }
+    timeout = settings.NOTIFY_TIMEOUT_SECONDS
+    try:
+        # No redirects: requests would turn the POST into a GET and drop the body.
+        response = requests.post(
+            target.url, data=raw, headers=headers, timeout=timeout, allow_redirects=False
+        )
+    except requests.Timeout:
+        raise DeliveryError(
+            f"{target.destination} did not answer within {timeout:g} s.", retry=True
+        ) from None
+    except requests.RequestException as exc:
+        raise DeliveryError(
+            f"Could not reach {target.destination}: {_reason(exc)}. Check the target's URL "
+            "and that the worker can reach that host.",
+            retry=True,
+        ) from None
+    if 200 <= response.status_code < 300:
+        return
+    answer = " ".join(response.text.split())[:300]
+    message = f"{target.destination} answered HTTP {response.status_code}" + (
+        f": {answer}" if answer else ""
+    )
+    if response.status_code in RETRY_STATUSES:
+        raise DeliveryError(message, retry=True)
+    if 300 <= response.status_code < 400:
+        message += ". Point the target at the final URL (redirects are not followed)."
+    elif response.status_code in (401, 403):
+        message += ". Check that the receiver has the target's current secret."
+    raise DeliveryError(message, retry=False)
+
+
+def _reason(exc: requests.RequestException) -> str:
+    """The innermost cause ("Connection refused"), not requests' nested repr."""
+    cause: BaseException = exc
+    while cause.__cause__ is not None or (
+        cause.__context__ is not None and not cause.__suppress_context__
+    ):
+        cause = cause.__cause__ or cause.__context__  # type: ignore[assignment]
+    text = str(cause) or type(cause).__name__
+    return text.rsplit("] ", 1)[-1][:200]
+
+
+# --- email (Django's mail) ----------------------------------------------------------------
+def _email(target: Target, body: dict[str, Any]) -> None:
+    # Django's send_mail rather than apprise's mailto://: apprise speaks SMTP itself, so
+    # it would need a second SMTP configuration and could not use Django's backends (the
+    # console backend under `make run`, the test outbox); EMAIL_* configure it once.
+    recipients = split_list(target.recipients)
+    try:
+        send_mail(
+            subject=body["summary"],
+            message=email_text(body),
+            from_email=settings.DEFAULT_FROM_EMAIL,
+            recipient_list=recipients,
+            fail_silently=False,
+        )
+    except smtplib.SMTPRecipientsRefused as exc:
+        raise DeliveryError(
+            f"The mail server refused {', '.join(exc.recipients)}; fix the target's addresses.",
+            retry=False,
+        ) from None
+    except (smtplib.SMTPException, OSError) as exc:
+        raise DeliveryError(
+            f"Could not send mail through {settings.EMAIL_HOST}:{settings.EMAIL_PORT}: "
+            f"{exc}. Check EMAIL_HOST, EMAIL_PORT and the credentials.",
+            retry=True,
+        ) from None
