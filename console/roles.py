@@ -53,6 +53,8 @@ _COMMAND = (
     "postmortems.review_postmortem",
     "postmortems.publish_postmortem",
     "readiness.signoff_deployment",
+    "notifications.view_delivery",
+    "notifications.retry_delivery",
 )
 _ADMIN = (
     "incidents.change_incident",
@@ -61,6 +63,15 @@ _ADMIN = (
     "authtoken.view_token",
     "authtoken.add_token",
     "postmortems.change_postmortem",
+    # Notification targets and rules are configured in the Django admin.
+    "notifications.view_target",
+    "notifications.add_target",
+    "notifications.change_target",
+    "notifications.delete_target",
+    "notifications.view_rule",
+    "notifications.add_rule",
+    "notifications.change_rule",
+    "notifications.delete_rule",
 )
 
 ROLES: dict[str, Role] = {

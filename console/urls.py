@@ -35,6 +35,7 @@ urlpatterns = [
     path("runbooks/", include("runbooks.urls")),
     path("postmortems/", include("postmortems.urls")),
     path("readiness/", include("readiness.urls")),
+    path("", include("notifications.urls")),  # its page and its API
     path("", include("incidents.urls")),
 ]
 

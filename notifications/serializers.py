@@ -1,0 +1,36 @@
+"""The deliveries API's shapes. A target is named, never its URL, recipients or secret."""
+
+from rest_framework import serializers
+
+from console.bounds import IdField
+from notifications.models import Delivery, DeliveryStatus, Event, Target
+
+
+class TargetRefSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Target
+        fields = ["id", "name", "kind"]
+
+
+class DeliverySerializer(serializers.ModelSerializer):
+    target = TargetRefSerializer(read_only=True)
+    event_label = serializers.CharField(source="get_event_display", read_only=True)
+    rule = serializers.CharField(source="rule.name", default=None, read_only=True)
+    incident = serializers.IntegerField(source="incident_id", allow_null=True, read_only=True)
+
+    class Meta:
+        model = Delivery
+        fields = [
+            "id", "status", "event", "event_label", "event_key", "summary", "target", "rule",
+            "incident", "attempts", "last_error", "created_at", "last_attempt_at", "sent_at",
+        ]  # fmt: skip
+        read_only_fields = fields
+
+
+class DeliveryListQuerySerializer(serializers.Serializer):
+    status = serializers.ChoiceField(
+        choices=DeliveryStatus.choices, required=False, allow_blank=True
+    )
+    event = serializers.ChoiceField(choices=Event.choices, required=False, allow_blank=True)
+    target = IdField(required=False, help_text="Target id.")
+    incident = IdField(required=False, help_text="Incident id.")
