@@ -3,6 +3,7 @@
 from django.contrib import admin
 from django.http import HttpRequest
 
+from console import audit_admin  # noqa: F401  (registers the sign-in audit log's admin)
 from console.models import WorkerHeartbeat
 
 

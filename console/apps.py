@@ -16,3 +16,7 @@ class ConsoleConfig(AppConfig):
         # Groups follow the code after every migrate (and after test-database flushes).
         # Run for every app's signal: it is idempotent and the app order must not matter.
         post_migrate.connect(_sync_roles, dispatch_uid="console.sync_roles")
+        # Logins, logouts, failed logins and role changes go to the audit log.
+        from console import audit
+
+        audit.connect()

@@ -1,6 +1,9 @@
-"""The console app's own rows: worker liveness (the only state below the domain apps)."""
+"""The console app's own rows: worker liveness, and the sign-in audit log (in its own
+module, imported here so Django sees it)."""
 
 from django.db import models
+
+from console.audit_models import AuditEvent, AuditKind, AuditMethod
 
 
 class WorkerHeartbeat(models.Model):
@@ -20,3 +23,6 @@ class WorkerHeartbeat(models.Model):
 
     def __str__(self) -> str:
         return self.hostname
+
+
+__all__ = ["AuditEvent", "AuditKind", "AuditMethod", "WorkerHeartbeat"]

@@ -63,6 +63,7 @@ _ADMIN = (
     "authtoken.view_token",
     "authtoken.add_token",
     "postmortems.change_postmortem",
+    "console.view_auditevent",  # the sign-in audit log (/audit/, the admin)
     # Notification targets and rules are configured in the Django admin.
     "notifications.view_target",
     "notifications.add_target",
@@ -91,7 +92,8 @@ ROLES: dict[str, Role] = {
     ),
     ADMIN: Role(
         ADMIN,
-        "Everything, including the Django admin and editing published postmortems.",
+        "Everything, including the Django admin, editing published postmortems and the "
+        "sign-in audit log.",
         _VIEW + _RESPOND + _COMMAND + _ADMIN,
     ),
 }

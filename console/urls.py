@@ -7,6 +7,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitVie
 
 from console import health, metrics
 from console.api_auth import ApiTokenApi
+from console.audit_views import audit_list
 from incidents.webhook import alertmanager_webhook
 
 urlpatterns = [
@@ -16,6 +17,7 @@ urlpatterns = [
     path("metrics", metrics.metrics_view, name="metrics"),
     path("login/", auth_views.LoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("audit/", audit_list, name="audit"),
     path("admin/", admin.site.urls),
     path("api/v1/alerts/alertmanager", alertmanager_webhook, name="alertmanager-webhook"),
     path("api/v1/auth/token/", ApiTokenApi.as_view(), name="api-token"),

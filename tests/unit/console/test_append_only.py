@@ -31,6 +31,7 @@ EXPECTED = {
     "postmortems_reviewcomment": (True, ()),
     "postmortems_postmortemedit": (True, ()),
     "readiness_signoff": (True, ()),
+    "console_auditevent": (True, ()),
     # A verification's item results go with it when old verifications are pruned.
     "readiness_itemcheck": (False, ()),
     # Not an AppendOnlyModel (receipts are pruned), but what a receipt records is fixed;

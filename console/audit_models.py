@@ -1,0 +1,60 @@
+"""The sign-in audit log: who signed in, out, failed to, and whose role changed.
+
+Written by console/audit.py (Django's login signals and group changes) and
+console/oidc.py (sign-in through the identity provider); read by the /audit/ page and
+the Django admin, both read-only.
+"""
+
+from django.conf import settings
+from django.db import models
+from django.utils import timezone
+
+from console.append_only import AppendOnlyModel
+
+
+class AuditKind(models.TextChoices):
+    LOGIN = "login", "Logged in"
+    LOGOUT = "logout", "Logged out"
+    LOGIN_FAILED = "login_failed", "Login failed"
+    ROLE_CHANGED = "role_changed", "Role changed"
+
+
+class AuditMethod(models.TextChoices):
+    PASSWORD = "password", "Password"
+    OIDC = "oidc", "Single sign-on"
+    API_TOKEN = "api_token", "API token request"
+    SESSION = "session", "Session"  # a logout, or a login made by code (tests, shell)
+    GROUPS = "groups", "Group membership"  # a role changed outside a sign-in (admin, shell)
+
+
+class AuditEvent(AppendOnlyModel):
+    """Append-only (console.append_only): the database refuses UPDATE and DELETE. So a
+    user with audit rows cannot be deleted (PROTECT; SET_NULL would be an UPDATE):
+    accounts are deactivated, as for the incident timeline."""
+
+    at = models.DateTimeField(default=timezone.now)
+    kind = models.CharField(max_length=16, choices=AuditKind.choices, db_index=True)
+    method = models.CharField(max_length=16, choices=AuditMethod.choices)
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+    )
+    # As typed or claimed at the time: set for a failed login of an unknown name too.
+    username = models.CharField(max_length=150, blank=True, db_index=True)
+    ip = models.GenericIPAddressField(null=True, blank=True)
+    user_agent = models.CharField(max_length=512, blank=True)
+    # Why a login failed, in words an admin can act on.
+    reason = models.CharField(max_length=500, blank=True)
+    # Role changes: the role names before and after; sign-ins also keep the groups claimed.
+    old = models.JSONField(null=True, blank=True)
+    new = models.JSONField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-at", "-id"]
+        indexes = [models.Index(fields=["-at", "-id"], name="console_audit_at_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.at:%Y-%m-%d %H:%M:%S} {self.kind} {self.username}"
