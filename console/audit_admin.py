@@ -1,10 +1,11 @@
-"""The sign-in audit log in the Django admin, read-only: rows are written by sign-ins
-only (console/audit.py)."""
+"""The sign-in audit log and the single sign-on links in the Django admin, read-only:
+rows are written by sign-ins only (console/audit.py, console/oidc_services.py)."""
 
 from django.contrib import admin
 from django.http import HttpRequest
 
 from console.audit_models import AuditEvent
+from console.oidc_models import OidcIdentity
 
 
 class _ReadOnly(admin.ModelAdmin):
@@ -26,3 +27,10 @@ class AuditEventAdmin(_ReadOnly):
     date_hierarchy = "at"
     readonly_fields = (*list_display, "user", "user_agent")
 
+
+@admin.register(OidcIdentity)
+class OidcIdentityAdmin(_ReadOnly):
+    list_display = ("user", "subject", "issuer", "created_at")
+    search_fields = ("user__username", "subject")
+    list_select_related = ("user",)
+    readonly_fields = list_display

@@ -1,9 +1,10 @@
-"""The console app's own rows: worker liveness, and the sign-in audit log (in its own
-module, imported here so Django sees it)."""
+"""The console app's own rows: worker liveness, and sign-in (the audit log, single
+sign-on links; in their own modules, imported here so Django sees them)."""
 
 from django.db import models
 
 from console.audit_models import AuditEvent, AuditKind, AuditMethod
+from console.oidc_models import OidcIdentity
 
 
 class WorkerHeartbeat(models.Model):
@@ -25,4 +26,4 @@ class WorkerHeartbeat(models.Model):
         return self.hostname
 
 
-__all__ = ["AuditEvent", "AuditKind", "AuditMethod", "WorkerHeartbeat"]
+__all__ = ["AuditEvent", "AuditKind", "AuditMethod", "OidcIdentity", "WorkerHeartbeat"]

@@ -8,6 +8,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitVie
 from console import health, metrics
 from console.api_auth import ApiTokenApi
 from console.audit_views import audit_list
+from console.oidc_views import ConsoleLoginView, OidcAuthenticateView, OidcCallbackView
 from incidents.webhook import alertmanager_webhook
 
 urlpatterns = [
@@ -15,8 +16,11 @@ urlpatterns = [
     path("readyz", health.readyz, name="readyz"),
     path("readyz/worker", health.readyz_worker, name="readyz-worker"),
     path("metrics", metrics.metrics_view, name="metrics"),
-    path("login/", auth_views.LoginView.as_view(), name="login"),
+    path("login/", ConsoleLoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
+    # Single sign-on (404 unless configured); the names are the ones the library reverses.
+    path("oidc/authenticate/", OidcAuthenticateView.as_view(), name="oidc_authentication_init"),
+    path("oidc/callback/", OidcCallbackView.as_view(), name="oidc_authentication_callback"),
     path("audit/", audit_list, name="audit"),
     path("admin/", admin.site.urls),
     path("api/v1/alerts/alertmanager", alertmanager_webhook, name="alertmanager-webhook"),

@@ -1,0 +1,27 @@
+"""The link between an identity provider's account and a console user (console/oidc.py)."""
+
+from django.conf import settings
+from django.db import models
+from django.utils import timezone
+
+
+class OidcIdentity(models.Model):
+    """The identity provider's account (issuer + subject) a console user signs in as.
+    Only users made by a sign-in have one; their roles follow the provider's groups."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="oidc_identity"
+    )
+    issuer = models.CharField(max_length=255)
+    subject = models.CharField(max_length=255)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["issuer", "subject"], name="console_oidc_identity_unique"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.subject} @ {self.issuer}"
