@@ -26,6 +26,8 @@ TASK_ROUTES = {
     "runbooks.tasks.drill_runs_watch": {"queue": "default"},
     "runbooks.tasks.guard_watch_evaluate": {"queue": "default"},
     "runbooks.tasks.guard_watches_recover": {"queue": "default"},
+    "runbooks.tasks.auto_triage_evaluate": {"queue": "default"},
+    "runbooks.tasks.auto_triage_sweep": {"queue": "default"},
     "postmortems.tasks.postmortem_draft": {"queue": "default"},
     "postmortems.tasks.action_items_remind_overdue": {"queue": "default"},
     "readiness.tasks.checklist_verify": {"queue": "default"},
@@ -59,6 +61,10 @@ BEAT_SCHEDULE = {
     "recover-guard-watches": {
         "task": "runbooks.tasks.guard_watches_recover",
         "schedule": timedelta(seconds=60),
+    },
+    "auto-triage-open-incidents": {
+        "task": "runbooks.tasks.auto_triage_sweep",
+        "schedule": timedelta(seconds=60),  # at most 50 open incidents, newest first
     },
     "refresh-readiness-checklists": {
         "task": "readiness.tasks.checklists_refresh",

@@ -8,6 +8,7 @@ from console.http import AuthedApiRequest
 from console.permissions import HasConsoleRole, require_perm
 from incidents import selectors
 from incidents.permissions import VIEW
+from runbooks.auto_triage import auto_triage_seen
 from runbooks.serializers import TriageSerializer, triage_data
 from runbooks.triage import incident_alerts_firing_first, incident_triage
 from runbooks.triage_actions import recommended_actions
@@ -37,5 +38,6 @@ class IncidentTriageApi(ConsoleApi):
         incident = selectors.incident_get(incident_id=pk)
         alerts = incident_alerts_firing_first(incident)  # one query serves both reads
         result = incident_triage(incident=incident, alerts=alerts)
+        auto_triage_seen(incident=incident, result=result)  # another branch: post it
         recommended = recommended_actions(incident=incident, result=result, alerts=alerts)
         return Response(TriageSerializer(triage_data(result, recommended)).data)

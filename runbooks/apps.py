@@ -14,6 +14,7 @@ class RunbooksConfig(AppConfig):
         worker_ready.connect(log_access_at_worker_start, weak=False)
         _count_waiting_runs_for_the_worker_banner()
         _extend_the_incident_page()
+        _triage_incidents_as_they_open()
 
 
 def _extend_the_incident_page() -> None:
@@ -29,6 +30,14 @@ def _extend_the_incident_page() -> None:
         ("signals", 30, "runbooks/_incident_signals_section.html"),
     ):
         incident_panel_register(key=key, order=order, template=template)
+
+
+def _triage_incidents_as_they_open() -> None:
+    # incidents tells whoever listens what it appended, after the commit.
+    from incidents.services.timeline import timeline_appended
+    from runbooks.auto_triage import on_timeline_appended
+
+    timeline_appended.connect(on_timeline_appended, dispatch_uid="runbooks.auto_triage")
 
 
 def _count_waiting_runs() -> int:

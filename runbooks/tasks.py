@@ -1,8 +1,10 @@
-"""Thin Celery tasks for the actions: take primary keys, call one service."""
+"""Thin Celery tasks for the actions and auto-triage: take primary keys, call one service."""
 
 from celery import shared_task
 from django.conf import settings
+from django.db import OperationalError
 
+from runbooks import auto_triage
 from runbooks.actions import execution, guard_services
 
 # The drill tasks live in runbooks/drills/tasks.py; Celery looks for tasks in <app>.tasks.
@@ -64,3 +66,25 @@ def guard_watch_evaluate_task(watch_id: int) -> None:
 )
 def guard_watches_recover() -> int:
     return guard_services.guard_watches_recover()
+
+
+@shared_task(
+    name="runbooks.tasks.auto_triage_evaluate",
+    acks_late=True,
+    soft_time_limit=50,
+    time_limit=60,
+    autoretry_for=(OperationalError,),
+    max_retries=3,
+    retry_backoff=True,
+    retry_jitter=True,
+)
+def auto_triage_evaluate(incident_id: int) -> bool:
+    # Idempotent: an evaluation that is no news posts nothing, so a redelivery is harmless.
+    return auto_triage.auto_triage_run(incident_id=incident_id) is not None
+
+
+@shared_task(
+    name="runbooks.tasks.auto_triage_sweep", acks_late=True, soft_time_limit=50, time_limit=60
+)
+def auto_triage_sweep() -> int:
+    return auto_triage.auto_triage_sweep()

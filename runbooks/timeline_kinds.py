@@ -5,10 +5,12 @@ DIAGNOSIS_CONFIRMED = "diagnosis_confirmed"
 RUNBOOK_STEP = "runbook_step"
 ACTION = "action"  # runbooks/actions: an action run's request, decision and outcome
 DRILL = "drill"  # runbooks/drills: a drill's steps, once it has its incident
+AUTO_TRIAGE = "auto_triage"  # runbooks/auto_triage: a triage result the worker posted
 
 LABELS = {
     DIAGNOSIS_CONFIRMED: "Diagnosis confirmed",
     RUNBOOK_STEP: "Runbook step done",
     ACTION: "Action",
     DRILL: "Drill",
+    AUTO_TRIAGE: "Auto-triage",
 }

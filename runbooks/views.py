@@ -28,6 +28,7 @@ from incidents.models import Incident, TimelineEvent
 from incidents.permissions import VIEW
 from incidents.selectors import incident_get
 from runbooks import services
+from runbooks.auto_triage import auto_triage_seen
 from runbooks.catalog import load_catalog
 from runbooks.charts import incident_charts
 from runbooks.drills.selectors import runbook_drill_summary
@@ -189,6 +190,9 @@ def _triage_context(request: AuthedRequest, incident: Incident) -> dict[str, Any
         "runbook": runbook,
         "can_respond": request.user.has_perm(RESPOND),
         "catalogue": catalog.all(),
+        # The stored result the worker posted; a poll that sees another branch asks for a
+        # new one.
+        "auto_triage": auto_triage_seen(incident=incident, result=result),
     }
     if runbook is not None:
         labels = incident_labels(incident, alerts)
@@ -226,6 +230,7 @@ def triage_version(context: Mapping[str, Any]) -> str:
         tuple(s.key for s in context.get("steps", ()) if s.done),
         context["can_respond"],
         tuple(tuple(a["needs"]) for a in context.get("actions", ())),
+        getattr(context.get("auto_triage"), "pk", None),
     )
     return hashlib.blake2s(repr(state).encode(), digest_size=8).hexdigest()
 

@@ -33,6 +33,7 @@ STORED = {
     "runbook_step": ("runbooks", "Runbook step done"),
     "action": ("runbooks", "Action"),
     "drill": ("runbooks", "Drill"),
+    "auto_triage": ("runbooks", "Auto-triage"),
     "postmortem": ("postmortems", "Postmortem"),
     "action_item": ("postmortems", "Action item"),
 }
