@@ -38,7 +38,12 @@ def test_worker_replays_a_failed_webhook_body(celery_worker_process, make_user):
     assert replay.source == "replay"
     incident = Incident.objects.get()
     assert incident.alerts.count() == 2
-    event = TimelineEvent.objects.get(kind="webhook_replayed")
+    # The worker records the replay on the timeline in its own, later transaction.
+    event = wait_for(
+        lambda: TimelineEvent.objects.filter(kind="webhook_replayed").first(),
+        timeout=30,
+        what="the replay on the timeline",
+    )
     assert event.actor == commander
     assert event.payload == {"receipt": original.pk, "replay": replay.pk}
 

@@ -8,7 +8,7 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-APPS = ("incidents", "runbooks", "postmortems", "readiness")
+APPS = ("incidents", "runbooks", "postmortems", "readiness", "notifications")
 WEB_MODULES = {"views", "api", "urls", "api_urls"}
 
 

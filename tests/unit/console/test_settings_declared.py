@@ -8,7 +8,7 @@ from pathlib import Path
 from django.conf import settings
 
 ROOT = Path(__file__).resolve().parents[3]
-PACKAGES = ("console", "incidents", "runbooks", "postmortems", "readiness")
+PACKAGES = ("console", "incidents", "runbooks", "postmortems", "readiness", "notifications")
 
 
 def _reads(source: str) -> tuple[set[str], list[int]]:
