@@ -49,6 +49,7 @@ bench: $(STAMP)
 	$(PY) tests/bench/actions.py
 	$(PY) tests/bench/postmortems.py
 	$(PY) tests/bench/reports.py
+	$(PY) tests/bench/similar.py
 
 ## Recompile the lock file from pyproject.toml (needs network access to PyPI).
 lock:

@@ -3,7 +3,8 @@
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models
-from django.db.models import Q
+from django.db.models import F, Q
+from django.db.models.fields.json import KeyTransform
 
 from console.append_only import AppendOnlyModel
 from incidents.timeline_kinds import timeline_kind_known, timeline_kind_label
@@ -85,7 +86,11 @@ class Incident(models.Model):
                 name="one_open_incident_per_grouping_key",
             ),
         ]
-        indexes = [models.Index(fields=["grouping_key", "-resolved_at"])]
+        indexes = [
+            models.Index(fields=["grouping_key", "-resolved_at"]),
+            # Earlier incidents with a runbook, newest first (postmortems.similar).
+            models.Index(fields=["runbook", "-id"], name="incident_runbook_newest"),
+        ]
         permissions = [
             ("acknowledge_incident", "Can acknowledge an incident"),
             ("mitigate_incident", "Can mark an incident mitigated"),
@@ -151,6 +156,21 @@ class Alert(models.Model):
                 fields=["grouping_key", "last_received_at"],
                 condition=Q(incident__isnull=True),
                 name="alert_orphans_by_group",
+            ),
+            # Earlier incidents about the same LWS or node, newest first (postmortems.similar);
+            # partial, so alerts without those labels cost no index write.
+            models.Index(
+                KeyTransform("namespace", "labels"),
+                KeyTransform("lws", "labels"),
+                F("incident"),
+                condition=Q(labels__has_key="lws"),
+                name="alert_label_lws",
+            ),
+            models.Index(
+                KeyTransform("node", "labels"),
+                F("incident"),
+                condition=Q(labels__has_key="node"),
+                name="alert_label_node",
             ),
         ]
 

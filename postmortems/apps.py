@@ -15,3 +15,8 @@ class PostmortemsConfig(AppConfig):
         incident_panel_register(
             key="postmortem", order=40, template="postmortems/_incident_section.html"
         )
+        # Right after the runbook: "seen before, and the fix is not done" belongs near the
+        # top, before anyone reaches for an action.
+        incident_panel_register(
+            key="similar", order=15, template="postmortems/_similar_section.html"
+        )

@@ -1,6 +1,6 @@
 from django.urls import include, path
 
-from postmortems import views
+from postmortems import similar_views, views
 
 app_name = "postmortems"
 urlpatterns = [
@@ -15,6 +15,11 @@ urlpatterns = [
     ),
     path("incidents/<int:incident_id>/panel/", views.incident_panel, name="incident-panel"),
     path("incidents/<int:incident_id>/draft/", views.postmortem_draft, name="draft"),
+    path(
+        "incidents/<int:incident_id>/similar/",
+        similar_views.incident_similar_partial,
+        name="incident-similar",
+    ),
     path("timeline/<int:entry_id>/", views.timeline_entry, name="timeline-entry"),
     path("<int:pk>/", views.postmortem_detail, name="detail"),
     path("<int:pk>/drafting/", views.postmortem_drafting, name="drafting"),
