@@ -5,7 +5,9 @@ from dataclasses import dataclass
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
-from django.db.models import Count, Q, QuerySet
+from django.db import connection
+from django.db.models import Count, OuterRef, Q, QuerySet, Subquery
+from django.db.models.functions import Coalesce
 
 from console.bounds import parse_id
 from console.errors import NotFound
@@ -48,10 +50,17 @@ class IncidentFilters:
         return not (self.status or self.severity or self.runbook or self.q)
 
 
+def _alerts_counted(alerts: QuerySet[Alert]) -> Coalesce:
+    n = alerts.filter(incident=OuterRef("pk")).order_by().values("incident")
+    return Coalesce(Subquery(n.annotate(n=Count("*")).values("n")), 0)
+
+
 def incident_list(*, filters: IncidentFilters) -> QuerySet[Incident]:
+    # Counted per incident shown, not joined and grouped over every incident: a page
+    # costs the same at 100k incidents as at 1k (tests/bench/incident_pages.py).
     qs = Incident.objects.select_related("commander").annotate(
-        alert_count=Count("alerts", distinct=True),
-        firing_count=Count("alerts", filter=Q(alerts__status=AlertStatus.FIRING), distinct=True),
+        alert_count=_alerts_counted(Alert.objects.all()),
+        firing_count=_alerts_counted(Alert.objects.filter(status=AlertStatus.FIRING)),
     )
     if filters.status == "open":
         qs = qs.exclude(status=IncidentStatus.RESOLVED)
@@ -70,14 +79,24 @@ def incident_list(*, filters: IncidentFilters) -> QuerySet[Incident]:
     return qs.order_by("-triggered_at", "-id")
 
 
+# One index probe per distinct runbook (a "loose index scan" on the runbook index), where
+# DISTINCT reads every incident's entry.
+_RUNBOOKS = """
+WITH RECURSIVE slugs(runbook) AS (
+    SELECT min(runbook) FROM incidents_incident WHERE runbook > ''
+    UNION ALL
+    SELECT (SELECT min(i.runbook) FROM incidents_incident i WHERE i.runbook > slugs.runbook)
+    FROM slugs WHERE slugs.runbook IS NOT NULL
+)
+SELECT runbook FROM slugs WHERE runbook IS NOT NULL ORDER BY runbook
+"""
+
+
 def incident_runbooks() -> list[str]:
     """Runbook slugs that appear on incidents, for the filter menu."""
-    return list(
-        Incident.objects.exclude(runbook="")
-        .order_by("runbook")
-        .values_list("runbook", flat=True)
-        .distinct()
-    )
+    with connection.cursor() as cursor:
+        cursor.execute(_RUNBOOKS)
+        return [slug for (slug,) in cursor.fetchall()]
 
 
 def _missing(incident_id: int) -> NotFound:
