@@ -46,6 +46,8 @@ format: $(STAMP)
 ## Benchmarks (not tests): print figures as ratios against an in-run baseline.
 bench: $(STAMP)
 	$(PY) tests/bench/ingest.py
+	$(PY) tests/bench/ingest.py --e2e
+	$(PY) tests/bench/incident_pages.py
 	$(PY) tests/bench/actions.py
 	$(PY) tests/bench/postmortems.py
 	$(PY) tests/bench/reports.py
