@@ -6,9 +6,11 @@ Celery task is run in-process where the broker would deliver it."""
 
 import pytest
 from django.core.cache import cache
+from django.utils import timezone
 
 from console import roles
 from incidents.models import Incident, IncidentStatus, TimelineEvent
+from incidents.services import incident_acknowledge, incident_reopen
 from runbooks import auto_triage, tasks
 from runbooks.services import runbook_change
 from runbooks.timeline_kinds import AUTO_TRIAGE
@@ -155,6 +157,22 @@ def test_a_runbook_change_triages_with_the_new_runbook(
         runbook_change(incident_id=incident.pk, actor=commander, slug="long-context-kv")
     assert worker == [incident.pk, incident.pk]
     assert [p.payload["runbook"] for p in posts(incident)] == ["ttft-spike", "long-context-kv"]
+
+
+def test_a_reopened_incident_is_triaged_again_other_moves_are_not(
+    prom, worker, post_webhook, django_capture_on_commit_callbacks, make_user
+):
+    incident = open_incident(post_webhook, django_capture_on_commit_callbacks)
+    commander = make_user("cora", roles.COMMANDER)
+    with django_capture_on_commit_callbacks(execute=True):
+        incident_acknowledge(incident_id=incident.pk, actor=commander)
+    assert worker == [incident.pk], "an acknowledgement is no reason to triage again"
+    Incident.objects.filter(pk=incident.pk).update(
+        status=IncidentStatus.RESOLVED, resolved_at=timezone.now()
+    )
+    with django_capture_on_commit_callbacks(execute=True):
+        incident_reopen(incident_id=incident.pk, actor=commander, reason="it is back")
+    assert worker == [incident.pk, incident.pk]
 
 
 def test_a_poll_that_sees_a_new_branch_asks_once_for_a_post(
