@@ -8,6 +8,7 @@ f-string names such as OIDC_<ROLE>_GROUPS are seen too.
 import json
 import os
 import sys
+from types import FrameType
 
 sys.path.insert(0, os.getcwd())
 seen: list[str] = []
@@ -15,7 +16,7 @@ _getitem = os._Environ.__getitem__
 
 
 def _spy(self, key):
-    frame = sys._getframe(1)
+    frame: FrameType | None = sys._getframe(1)
     while frame and (
         frame.f_code.co_filename.endswith(("os.py", "_collections_abc.py"))
         or f"{os.sep}environ{os.sep}" in frame.f_code.co_filename
@@ -27,7 +28,7 @@ def _spy(self, key):
     return _getitem(self, key)
 
 
-os._Environ.__getitem__ = _spy
+os._Environ.__getitem__ = _spy  # type: ignore[method-assign]
 import console.settings  # noqa: E402, F401
 
 print(json.dumps(seen))

@@ -235,6 +235,12 @@ def test_web_worker_beat_and_migrations(overlay):
     assert gunicorn["command"][0] == "gunicorn"
     pod_ip = {"name": "POD_IP", "valueFrom": {"fieldRef": {"fieldPath": "status.podIP"}}}
     assert pod_ip in gunicorn["env"]  # probes and scrapes address the pod by IP
+    # Metrics in multiprocess mode need their directory to exist: a volume of its own.
+    for component in ("web", "worker"):
+        (container,) = deployment(docs, component)["spec"]["template"]["spec"]["containers"]
+        env = {e["name"]: e.get("value") for e in container["env"]}
+        mounts = {m["mountPath"] for m in container["volumeMounts"]}
+        assert env["PROMETHEUS_MULTIPROC_DIR"] in mounts
     beat = deployment(docs, "beat")["spec"]
     assert beat["replicas"] == 1
     assert beat["strategy"] == {"type": "Recreate"}
