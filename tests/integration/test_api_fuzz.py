@@ -1,6 +1,7 @@
 """Fuzz the whole REST API from its own OpenAPI schema (issue 11) with schemathesis,
-against a live server on the PostgreSQL test database: no 5xx, every 4xx a JSON body
-with a message a person can read, every response as the schema documents it.
+against a live server on the PostgreSQL test database (and a real Alertmanager for the
+silences operations): no 5xx, every 4xx a JSON body with a message a person can read,
+every response as the schema documents it.
 
 Bounded for CI: a few examples per operation, derandomized (the same cases every run),
 no example database. Nothing is excluded: every operation of /api/schema/, including
@@ -69,7 +70,9 @@ def _seed(admin) -> None:
 
 
 @pytest.fixture
-def api_schema(live_server, transactional_db, make_user, require_postgres):
+def api_schema(live_server, transactional_db, make_user, require_postgres, alertmanager, settings):
+    # The silences operations talk to a real Alertmanager (conftest), as in production.
+    settings.ALERTMANAGER_URL = alertmanager
     admin = make_user("fuzz-admin", roles.ADMIN)
     token = Token.objects.create(user=admin)
     _seed(admin)
