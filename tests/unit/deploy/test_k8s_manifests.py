@@ -37,7 +37,10 @@ NEEDS_NO_GRANT = {("create", "selfsubjectaccessreviews")}
 
 def kubectl() -> str:
     """kubectl with a kustomize that understands `labels` and `patches` (v4 or newer)."""
-    exe = shutil.which("kubectl")
+    # PATH, or the virtualenv (a kubectl shipped as a Python wheel installs there).
+    exe = shutil.which(
+        "kubectl", path=f"{os.environ['PATH']}{os.pathsep}{Path(sys.executable).parent}"
+    )
     need_service("kubectl", exe is not None, "apt-get install kubectl (.ci/run installs it)")
     version = subprocess.run(
         [exe, "version", "--client", "-o", "json"], capture_output=True, text=True, timeout=60

@@ -99,7 +99,10 @@ def test_a_silent_connection_does_not_hold_up_the_others(served):
 
 def test_kubectl_gets_the_leaderworkersets_over_https(served):
     _, kubeconfig, tmp = served
-    kubectl = shutil.which("kubectl")
+    # PATH, or the virtualenv (a kubectl shipped as a Python wheel installs there).
+    kubectl = shutil.which(
+        "kubectl", path=f"{os.environ['PATH']}{os.pathsep}{Path(sys.executable).parent}"
+    )
     need_service("kubectl", kubectl is not None, "apt-get install kubectl (see .ci/run)")
     env = {**os.environ, "KUBECACHEDIR": str(tmp / "kube-cache"), "HOME": str(tmp)}
     env.pop("KUBECONFIG", None)
