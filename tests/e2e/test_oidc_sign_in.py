@@ -5,6 +5,7 @@ and a bad ID token signs nobody in but is audited. The Chromium walk is in
 test_oidc_browser.py."""
 
 import html
+import time
 from urllib.parse import parse_qs, urlparse
 
 import pytest
@@ -74,6 +75,9 @@ def test_two_people_in_different_groups_land_with_their_roles(live_server, sso):
         assert urlparse(done.url).path == "/runbooks/"  # where they were going
         assert signed_in_as(session, live_server.url) == name
         assert role_of(name) == want
+        # The session ends with the shift (OIDC_SESSION_SECONDS), not in two weeks.
+        cookie = next(c for c in session.cookies if c.name == "sessionid")
+        assert 12 * 3600 - 120 < cookie.expires - time.time() <= 12 * 3600
     olga = OidcIdentity.objects.get(subject=olga_sub, issuer=sso.issuer).user
     assert olga.username == "olga"
     assert olga.email == "olga@example.test"
@@ -157,6 +161,21 @@ def test_a_bad_id_token_signs_nobody_in_and_is_audited(live_server, sso, mode, s
     sso.tamper("")  # a good token again: the same person gets in
     session, _ = sign_in(live_server.url, sso, "mallory")
     assert signed_in_as(session, live_server.url) == "mallory"
+
+
+def test_failed_sign_ins_do_not_lock_out_the_address(live_server, sso, settings):
+    # django-axes counts password guesses per username and address; a sign-in callback
+    # has no username, so counting it would lock everyone behind one office address out.
+    settings.AXES_FAILURE_LIMIT = 2
+    sso.user("olga", groups=["sre-oncall"])
+    sso.tamper("signature")
+    for _ in range(3):
+        session, _ = sign_in(live_server.url, sso, "olga")
+        assert signed_in_as(session, live_server.url) is None
+    sso.tamper("")
+    session, _ = sign_in(live_server.url, sso, "olga")
+    assert signed_in_as(session, live_server.url) == "olga"
+    assert AuditEvent.objects.filter(kind=AuditKind.LOGIN_FAILED).count() == 3
 
 
 def test_a_local_account_of_the_same_name_is_never_taken_over(live_server, sso, make_user):
