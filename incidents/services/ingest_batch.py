@@ -54,11 +54,14 @@ class AlertRow:
 
     def inserted(self) -> dict[str, Any]:
         """The new row's columns (but id)."""
-        return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "id"}
+        return {name: getattr(self, name) for name in _NEW_ROW_COLUMNS}
 
     def updated(self) -> dict[str, Any]:
         """The stored row's id and the columns a delivery writes."""
         return {name: getattr(self, name) for name in ("id", *ALERT_UPDATE_COLUMNS)}
+
+
+_NEW_ROW_COLUMNS = tuple(f.name for f in fields(AlertRow) if f.name != "id")
 
 
 def alerts_digest(alerts: Iterable[ParsedAlert], fired: set[AlertKey]) -> str:

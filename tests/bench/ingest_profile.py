@@ -125,6 +125,8 @@ def main() -> int:
     try:
         stack.reset_database(DB)
         stack.migrate([DB], tmp)
+        for sub in ("queue", "processed", "control"):  # the filesystem broker's folders
+            (tmp / "var" / "broker" / sub).mkdir(parents=True)
         os.environ.update(stack.console_env(DB, tmp / "var", ALLOWED_HOSTS="testserver"))
         run(args.top)
         return 0
