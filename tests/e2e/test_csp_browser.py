@@ -93,6 +93,7 @@ def test_main_pages_run_without_csp_violations(live, prom, browser, make_user):
     # The incident page: triage and golden-signal charts (plotly), then the action dialog,
     # whose Close button is wired by static JS instead of an inline handler.
     page.goto(live.url + f"/incidents/{open_id}/")
+    page.get_by_test_id("signals-fold").locator("summary").click()  # charts load on demand
     expect(page.locator("#runbook-signals .js-plotly-plot .main-svg").first).to_be_visible()
     expect(page.locator('[data-testid="check-state"]').first).to_be_visible()
     page.get_by_role("button", name="Add two groups to the pool").click()

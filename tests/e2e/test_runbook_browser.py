@@ -75,6 +75,7 @@ def test_incident_page_shows_runbook_stepper_branch_and_charts(live, prom, brows
     # Enabled or not is the actions feature's business (role-dependent); here: it is offered.
     expect(page.get_by_role("button", name="Add two groups to the pool")).to_be_visible()
 
+    page.get_by_test_id("signals-fold").locator("summary").click()  # charts load on demand
     plot = page.locator("#runbook-signals .js-plotly-plot .main-svg").first
     expect(plot).to_be_visible()
     expect(page.locator("#runbook-signals .js-plotly-plot")).to_have_count(6)
@@ -118,6 +119,7 @@ def test_live_refresh_keeps_open_details_and_redraws_charts_in_place(
     details = page.locator('#runbook-triage details[data-keep="check-waiting_queue"]')
     details.locator("summary").click()
     expect(details).to_have_attribute("open", "")
+    page.get_by_test_id("signals-fold").locator("summary").click()  # charts load on demand
     plot = page.locator(f'[data-chart="chart-{incident_id}-waiting"]')
     expect(plot.locator(".main-svg").first).to_be_visible()
     plot.evaluate("div => { window.waitingPlot = div; }")
