@@ -6,6 +6,7 @@ import pytest
 from django.conf import settings as django_settings
 
 from console import roles
+from tests.e2e.conftest import SHOTS
 from tests.e2e.test_runbook_browser import TIMEOUT_MS, live, prom, send_alert  # noqa: F401
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
@@ -86,6 +87,7 @@ def test_incident_page_fits_a_laptop_screen(live, prom, browser, make_user):  # 
     confirm.get_by_role("button", name="Mitigate anyway").click()
     resolve = page.get_by_role("button", name="Resolve", exact=True)
     expect(resolve).to_be_visible()
+    expect(confirm).to_have_count(0)  # the question goes away with the answer
     page.evaluate("window.scrollTo(0, 0)")
     assert _in_viewport(resolve.bounding_box(), 1440, 900)
     assert _in_viewport(page.locator("#timeline .ev").first.bounding_box(), 1440, 900)
@@ -101,4 +103,6 @@ def test_incident_page_fits_a_laptop_screen(live, prom, browser, make_user):  # 
     header = narrow.locator("#incident-header").bounding_box()
     runbook = narrow.locator("#runbook-triage").bounding_box()
     assert runbook["y"] > header["y"] + header["height"]  # one column: below, not beside
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    narrow.screenshot(path=str(SHOTS / "incident-900.png"), full_page=True)
     narrow.close()
