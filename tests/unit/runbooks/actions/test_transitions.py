@@ -19,6 +19,7 @@ from runbooks.actions.audit import run_record
 from runbooks.actions.models import ActionRun, ActionRunEvent, ActionRunStatus
 from runbooks.actions.transitions import ALLOWED, INITIAL
 from tests.factories import IncidentFactory
+from tests.helpers import task_callbacks
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("no_kubernetes")]
 S = ActionRunStatus
@@ -191,7 +192,7 @@ def test_approve_and_reject_are_one_decision_that_differs_in_data(
         services.action_run_decide(
             run_id=rejected.pk, actor=people["commander"], verdict="reject", note="later"
         )
-    assert len(enqueued) == 1  # only the approved run goes to the worker
+    assert len(task_callbacks(enqueued)) == 1  # only the approved run goes to the worker
     approved.refresh_from_db()
     rejected.refresh_from_db()
     assert approved.status == S.QUEUED
