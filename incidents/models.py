@@ -152,8 +152,10 @@ class Alert(models.Model):
         indexes = [
             models.Index(fields=["incident", "status"]),
             # Alerts that arrived already resolved wait here for their group's incident.
+            # Not on last_received_at (a group has few orphans): a column no index holds
+            # lets PostgreSQL update a re-sent alert's receive bookkeeping in place (HOT).
             models.Index(
-                fields=["grouping_key", "last_received_at"],
+                fields=["grouping_key"],
                 condition=Q(incident__isnull=True),
                 name="alert_orphans_by_group",
             ),
