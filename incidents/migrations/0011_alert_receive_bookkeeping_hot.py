@@ -6,10 +6,10 @@ update) instead of adding an entry to each of the table's indexes (issue #14).""
 from django.db import migrations, models
 
 
-def _fillfactor(percent: int):
+def _fillfactor(alerts: int, incidents: int):
     def run(apps, schema_editor):
         if schema_editor.connection.vendor == "postgresql":
-            for table in ("incidents_alert", "incidents_incident"):
+            for table, percent in (("incidents_alert", alerts), ("incidents_incident", incidents)):
                 schema_editor.execute(f"ALTER TABLE {table} SET (fillfactor = {percent})")
 
     return run
@@ -30,5 +30,5 @@ class Migration(migrations.Migration):
                 name="alert_orphans_by_group",
             ),
         ),
-        migrations.RunPython(_fillfactor(85), _fillfactor(100), elidable=True),
+        migrations.RunPython(_fillfactor(85, 90), _fillfactor(100, 100), elidable=True),
     ]
