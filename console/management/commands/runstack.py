@@ -98,10 +98,12 @@ class Command(BaseCommand):
         return {"simulator": sim, **monitoring}
 
     def _console_commands(self, host, port, var) -> dict[str, list[str]]:
+        # Production's settings (console.gunicorn_conf), with threads: SQLite takes one
+        # writer at a time, so more processes would only queue on its lock.
         web = [
-            str(BIN / "gunicorn"), "console.wsgi:application",
-            "--bind", f"{host}:{port}", "--workers", "2", "--threads", "4",
-            "--timeout", "30", "--access-logfile", "-", "--no-control-socket",
+            str(BIN / "gunicorn"), "-c", "python:console.gunicorn_conf",
+            "console.wsgi:application", "--bind", f"{host}:{port}",
+            "--workers", "2", "--threads", "4", "--no-control-socket",
         ]  # fmt: skip
         worker = [
             str(BIN / "celery"), "-A", "console", "worker", "-Q", "default,actions",
