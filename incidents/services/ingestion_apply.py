@@ -93,6 +93,8 @@ def _load(incoming: dict[AlertKey, ParsedAlert], group_keys: set[str], now: date
             and row.grouping_key in group_keys
             and row.last_received_at >= cutoff
         ):
+            row.labels = ingestion_sql.json_value(row.labels)
+            row.annotations = ingestion_sql.json_value(row.annotations)
             orphans[row.grouping_key].append(row)
 
     held = sorted({a.incident_id for a in existing.values() if a.incident_id})

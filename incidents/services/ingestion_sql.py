@@ -10,7 +10,8 @@ use the ORM. Every statement goes through Django's cursor, so it is logged and c
 The repeat fast path (`repeat_apply`, PostgreSQL only): Alertmanager re-sends every group
 unchanged each repeat_interval. Each incident keeps a digest of the alerts of the last
 notification applied in full and when that was (those alerts' last_received_at), so one
-statement can tell an unchanged repeat and move its receive bookkeeping.
+statement can tell an unchanged repeat and move its receive bookkeeping (the function
+incidents_repeat_apply, migration 0012).
 """
 
 import functools
@@ -59,7 +60,6 @@ ALERT_READ_COLUMNS = (
     "ends_at", "generator_url", "grouping_key", "incident_id", "last_received_at",
     "receive_count",
 )  # fmt: skip
-_JSON_READ = {ALERT_READ_COLUMNS.index("labels"), ALERT_READ_COLUMNS.index("annotations")}
 
 
 def _postgres() -> bool:
@@ -128,7 +128,8 @@ def alerts_for_update(
 ) -> list[tuple[Any, ...]]:
     """Lock and read (ALERT_READ_COLUMNS) the alerts with these fingerprints that started
     between `first` and `last`, and the orphans of `groups` received since then, in
-    primary-key order."""
+    primary-key order. Labels and annotations may come as JSON text (json_value reads
+    them): a delivery overwrites them on the rows it names, so only orphans need them."""
     if not _postgres():
         known = models.Q(fingerprint__in=fingerprints, starts_at__gte=first, starts_at__lte=last)
         orphan = models.Q(
@@ -145,10 +146,13 @@ def alerts_for_update(
     }
     with connection.cursor() as cursor:
         cursor.execute(_ALERTS_FOR_UPDATE, params)
-        rows = cursor.fetchall()
-    return [
-        tuple(json.loads(v) if i in _JSON_READ else v for i, v in enumerate(row)) for row in rows
-    ]
+        found: list[tuple[Any, ...]] = cursor.fetchall()
+    return found
+
+
+def json_value(value: Any) -> Any:
+    """A jsonb column as alerts_for_update returned it (text on PostgreSQL)."""
+    return json.loads(value) if isinstance(value, str) else value
 
 
 def incidents_for_update(
@@ -287,67 +291,18 @@ def receipt_insert(receipt: WebhookReceipt) -> int:
     return int(receipt.pk)
 
 
-# One statement. `want`: per group in the body, its digest, how many alerts it holds and
-# the worst severity its firing alerts would escalate to. A group matches when its open
-# incident carries that digest, is no less severe, its alerts stamped with the incident's
-# last notification are exactly as many as the body's, and no orphan of the group waits
-# to be adopted. Only if every group matches are the alerts' bookkeeping and the
-# incidents' last_notified_at moved; otherwise nothing is written (the incidents matched
-# stay locked for the full path). Incidents are locked before alerts here, alerts before
-# incidents in the full path: two deliveries of one group at once (never sent so by
-# Alertmanager) can deadlock, and PostgreSQL then fails one, which alerts_ingest retries.
-_REPEAT = """
-WITH want AS (
-    SELECT * FROM jsonb_to_recordset(%(want)s::jsonb)
-        AS w(grouping_key text, digest text, alerts integer, severity text)
-), inc AS (
-    SELECT i.id, i.last_notified_at, i.grouping_key, w.alerts
-    FROM incidents_incident i JOIN want w ON i.grouping_key = w.grouping_key
-    WHERE i.status <> 'resolved' AND i.alert_digest = w.digest
-      AND i.severity <= w.severity COLLATE "C"
-    ORDER BY i.id
-    FOR UPDATE OF i
-), body AS (
-    SELECT a.id, a.incident_id
-    FROM incidents_alert a JOIN inc ON a.incident_id = inc.id
-    WHERE a.last_received_at = inc.last_notified_at
-), hit AS (
-    SELECT inc.id FROM inc
-    WHERE inc.alerts = (SELECT count(*) FROM body WHERE body.incident_id = inc.id)
-      AND NOT EXISTS (
-        SELECT 1 FROM incidents_alert o
-        WHERE o.incident_id IS NULL AND o.grouping_key = inc.grouping_key
-          AND o.last_received_at >= %(orphans_since)s
-      )
-), ok AS (
-    SELECT count(*) = %(groups)s AS yes FROM hit
-), alerts AS (
-    UPDATE incidents_alert a
-    SET last_received_at = %(now)s, receive_count = a.receive_count + 1
-    FROM body, ok WHERE ok.yes AND a.id = body.id
-    RETURNING a.id
-), incidents AS (
-    UPDATE incidents_incident i SET last_notified_at = %(now)s
-    FROM hit, ok WHERE ok.yes AND i.id = hit.id
-    RETURNING i.id
-)
-SELECT (SELECT count(*) FROM incidents), (SELECT count(*) FROM alerts)
-"""
-
-
 def repeat_apply(*, groups: Sequence[Row], now: datetime, orphans_since: datetime) -> bool:
-    """Apply an unchanged repeat in one statement if it is one (see _REPEAT); `groups`
-    holds grouping_key, digest, alerts and severity per group. False (nothing written)
-    when it is not, or off PostgreSQL, where the full path does the same work."""
+    """Apply an unchanged repeat in one statement if it is one; `groups` holds grouping_key,
+    digest, alerts and severity per group of the body. The statement is the function
+    incidents_repeat_apply (migration 0012, which says what it checks), whose plan the
+    database keeps. False (nothing written) when the body is not an unchanged repeat, or
+    off PostgreSQL, where the full path does the same work."""
     if not _postgres() or not groups:
         return False
-    params: dict[str, str | int | datetime] = {
-        "want": _json(groups),
-        "groups": len(groups),
-        "now": now,
-        "orphans_since": orphans_since,
-    }
     with connection.cursor() as cursor:
-        cursor.execute(_REPEAT, params)
+        cursor.execute(
+            "SELECT incidents_repeat_apply(%s::jsonb, %s, %s, %s)",
+            [_json(groups), len(groups), now, orphans_since],
+        )
         row = cursor.fetchone()
     return row is not None and row[0] == len(groups)
