@@ -101,6 +101,8 @@ class Batch:
         self.stored_alerts: dict[int, AlertRow] = {}
         # Incidents that hold a firing alert of this delivery: still firing once written.
         self.firing: set[int] = set()
+        # Severity label -> level, once per label (a body has one or two labels).
+        self._levels: dict[str, str] = {}
         # Incidents this delivery opened, as inserted (ingestion._written): written again
         # only if something changed since.
         self.inserted: dict[int, tuple[object, ...]] = {}
@@ -210,7 +212,8 @@ class Batch:
 
     def escalate(self, incident: Incident, alert: ParsedAlert) -> None:
         """A more severe firing alert raises the severity; nothing lowers it on its own."""
-        wanted = severity_for(alert.labels.get("severity", ""))
+        label = alert.labels.get("severity", "")
+        wanted = self._levels.get(label) or self._levels.setdefault(label, severity_for(label))
         if not is_worse(wanted, incident.severity):
             return
         self.event(

@@ -103,13 +103,15 @@ WHERE (fingerprint = ANY(ARRAY(SELECT jsonb_array_elements_text(%(fingerprints)s
        AND grouping_key = ANY(ARRAY(SELECT jsonb_array_elements_text(%(groups)s::jsonb))))
 ORDER BY id FOR UPDATE
 """  # noqa: S608
-_INCIDENTS_FOR_UPDATE = """
-SELECT * FROM incidents_incident
+_INCIDENT_FIELDS = Incident._meta.concrete_fields
+_INCIDENT_JSON = [i for i, f in enumerate(_INCIDENT_FIELDS) if isinstance(f, models.JSONField)]
+_INCIDENTS_FOR_UPDATE = f"""
+SELECT {", ".join(f.attname for f in _INCIDENT_FIELDS)} FROM incidents_incident
 WHERE id = ANY(ARRAY(SELECT jsonb_array_elements_text(%(ids)s::jsonb)::bigint))
    OR (grouping_key = ANY(ARRAY(SELECT jsonb_array_elements_text(%(groups)s::jsonb)))
        AND (status <> 'resolved' OR resolved_at >= %(since)s))
 ORDER BY id FOR UPDATE
-"""
+"""  # noqa: S608
 _FIRING = """
 SELECT incident_id, count(*) FROM incidents_alert
 WHERE incident_id = ANY(ARRAY(SELECT jsonb_array_elements_text(%s::jsonb)::bigint))
@@ -164,8 +166,22 @@ def incidents_for_update(
         q = models.Q(pk__in=ids) | models.Q(grouping_key__in=groups, status__in=_OPEN)
         q |= models.Q(grouping_key__in=groups, resolved_at__gte=resolved_since)
         return list(Incident.objects.select_for_update().filter(q).order_by("pk"))
-    params = {"ids": _json(list(ids)), "groups": _json(sorted(groups)), "since": resolved_since}
-    return list(Incident.objects.raw(_INCIDENTS_FOR_UPDATE, params))
+    params: dict[str, str | datetime] = {
+        "ids": _json(list(ids)),
+        "groups": _json(sorted(groups)),
+        "since": resolved_since,
+    }
+    with connection.cursor() as cursor:
+        cursor.execute(_INCIDENTS_FOR_UPDATE, params)
+        rows = cursor.fetchall()
+    names = [f.attname for f in _INCIDENT_FIELDS]
+    found = []
+    for row in rows:  # the columns in the model's order, jsonb as text: what from_db takes
+        values = list(row)
+        for i in _INCIDENT_JSON:
+            values[i] = json_value(values[i])
+        found.append(Incident.from_db(connection.alias, names, values))
+    return found
 
 
 _OPEN = ("triggered", "acknowledged", "mitigated")

@@ -270,7 +270,22 @@ def main() -> int:
         posted: dict[str, float] = {}
         poller = Poller(CONSOLE_DB, posted)
         poller.start()
+        web_pids = [p.pid for p in stack.process_tree(web.pid)]
+        worker_pids = [p.pid for p in stack.process_tree(worker.pid)]
+
+        def cpu_now():
+            backends = stack.backend_pids(CONSOLE_DB)
+            return [stack.cpu_seconds(pids) for pids in (web_pids, backends, worker_pids)]
+
+        cpu_before = cpu_now()
+        client_cpu = time.process_time()
         wall = run_clients(clients, port, SECONDS, lambda c: len(c.notes), posted)
+        client_cpu = time.process_time() - client_cpu
+        cpu_after = cpu_now()
+        cpu = [
+            sum(after.values()) - sum(before.get(pid, 0.0) for pid in after)
+            for before, after in zip(cpu_before, cpu_after, strict=True)
+        ] + [client_cpu]
         first = min(s.started for c in clients for s in c.sent)
         sent_notes = [n for c in (*warm, *clients) for n in c.notes[: c.done]]
         deadline = time.monotonic() + 60
@@ -298,7 +313,7 @@ def main() -> int:
             clients=clients, wall=wall, e2e=right_at - first, right=right and same,
             poller=poller, posted=posted, base_wall=base_wall,
             timed_alerts=sum(len(n) for n in timed_notes) * storm.ALERTS_PER_BODY,
-            rss=(rss_before, rss_after, rss_end), peaks=(peak_web, peak_worker),
+            rss=(rss_before, rss_after, rss_end), peaks=(peak_web, peak_worker), cpu=cpu,
             logs=tmp, load=load_before,
         )  # fmt: skip
     finally:
@@ -318,7 +333,20 @@ def line(label: str, value: str) -> None:
 
 
 def report(
-    *, clients, wall, e2e, right, poller, posted, base_wall, timed_alerts, rss, peaks, logs, load
+    *,
+    clients,
+    wall,
+    e2e,
+    right,
+    poller,
+    posted,
+    base_wall,
+    timed_alerts,
+    rss,
+    peaks,
+    cpu,
+    logs,
+    load,
 ):
     sent = [s for c in clients for s in c.sent]
     ok = [s for s in sent if 200 <= s.status < 300]
@@ -351,6 +379,9 @@ def report(
          f"{peaks[0] / 1024:.0f} / {peaks[1] / 1024:.0f}")  # fmt: skip
     line("web RSS warm / after 10k alerts / after the storm", f"{rss_before / 1024:.0f} / "
          f"{rss_after / 1024:.0f} / {rss_end / 1024:.0f} MiB")  # fmt: skip
+    web_ms, db_ms, worker_ms, client_ms = (c / max(len(sent), 1) * 1000 for c in cpu)
+    line("CPU per request: web / database / worker / clients",
+         f"{web_ms:.1f} / {db_ms:.1f} / {worker_ms:.1f} / {client_ms:.1f} ms")  # fmt: skip
     line("raw psycopg upsert of the same rows (alerts/s)", f"{base_rate:.0f}")
     lag95 = pct(lags, 0.95)
     targets = [

@@ -233,6 +233,27 @@ def memory_kib(pid: int, field: str = "VmHWM") -> int:
     return total
 
 
+def cpu_seconds(pids: Sequence[int]) -> dict[int, float]:
+    """User + system CPU seconds each of these processes has used so far."""
+    out = {}
+    for pid in pids:
+        try:
+            times = psutil.Process(pid).cpu_times()
+        except psutil.Error:
+            continue
+        out[pid] = times.user + times.system
+    return out
+
+
+def backend_pids(dbname: str) -> list[int]:
+    """The PostgreSQL server processes serving `dbname` (local server only)."""
+    with psycopg.connect(dsn("postgres"), autocommit=True, connect_timeout=5) as conn:
+        rows = conn.execute(
+            "SELECT pid FROM pg_stat_activity WHERE datname = %s", (dbname,)
+        ).fetchall()
+    return [pid for (pid,) in rows]
+
+
 def stop(proc: subprocess.Popen) -> None:
     """SIGTERM (a graceful stop of the master and its children), then kill after the
     deadline; children that outlive their master are killed too."""
