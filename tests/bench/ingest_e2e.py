@@ -22,9 +22,11 @@ Exit status: 0 when every request was answered 2xx and the rows are right; 1 oth
 from __future__ import annotations
 
 import http.client
+import json
 import os
 import shlex
 import shutil
+import subprocess
 import sys
 import tempfile
 import threading
@@ -37,22 +39,19 @@ import psycopg
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))  # run as a script: make tests.bench importable
 
-from tests.bench import stack, storm  # noqa: E402
+from tests.bench import ingest_e2e_report, stack, storm  # noqa: E402
+from tests.bench.ingest_e2e_report import CLIENTS, POLL_EVERY_S, SECONDS  # noqa: E402
 
-SECONDS = float(os.environ.get("BENCH_STORM_SECONDS", "30"))
-CLIENTS = int(os.environ.get("BENCH_CLIENTS", "4"))
 SEED = int(os.environ.get("BENCH_SEED", "1"))
 REDIS_URL = os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/15")
 WEB_ARGS = shlex.split(os.environ.get("BENCH_WEB_ARGS", ""))
 CONSOLE_DB = f"bench_e2e_{os.getpid()}"
 BASELINE_DB = f"bench_e2e_baseline_{os.getpid()}"
-# Enough notifications that no client runs out within the storm at 3x the target rate.
+# Enough notifications that no client runs out within the storm at twice the target rate.
 PER_CLIENT = int(os.environ.get("BENCH_STORM_MAX_PER_CLIENT", "1500"))
 RSS_STORM_BODIES = 200  # 10,000 alerts
 WARMUP_BODIES = 12  # per client
-ONCALL_ALERTS_S = 523  # Grafana OnCall on this machine, same storm (issue #14)
 REQUEST_TIMEOUT_S = 60.0
-POLL_EVERY_S = 0.01
 MAX_FAILURES = 20
 
 
@@ -224,11 +223,17 @@ def baseline(parts: list[tuple[list, list]]) -> float:
     return time.perf_counter() - started
 
 
-def pct(values: list[float], q: float) -> float:
-    if not values:
-        return float("nan")
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+def query_counts(tmp: Path) -> dict[str, dict[str, int]]:
+    """Queries per body for 1 and 100 alerts (ingest_queries.py, in the baseline's
+    database, which it leaves as it was)."""
+    env = stack.console_env(BASELINE_DB, tmp / "var-queries", ALLOWED_HOSTS="testserver")
+    done = subprocess.run(
+        [str(stack.PYTHON), str(REPO / "tests" / "bench" / "ingest_queries.py")],
+        cwd=REPO, env=env, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    if done.returncode != 0:
+        raise stack.BenchError(f"ingest_queries.py failed:\n{done.stderr[-2000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 def main() -> int:
@@ -246,6 +251,7 @@ def main() -> int:
             stack.reset_database(name)
             created.append(name)
         stack.migrate([CONSOLE_DB, BASELINE_DB], tmp)
+        queries = query_counts(tmp)
         env = stack.console_env(
             CONSOLE_DB, tmp / "var", CELERY_BROKER_URL=REDIS_URL, REDIS_URL=REDIS_URL,
             CELERY_BROKER_KEY_PREFIX=key_prefix, LOG_LEVEL="INFO",
@@ -309,12 +315,12 @@ def main() -> int:
         ]
         base_wall = baseline(parts)
         same = stack.alert_rows_digest(CONSOLE_DB) == stack.alert_rows_digest(BASELINE_DB)
-        return report(
+        return ingest_e2e_report.report(
             clients=clients, wall=wall, e2e=right_at - first, right=right and same,
             poller=poller, posted=posted, base_wall=base_wall,
             timed_alerts=sum(len(n) for n in timed_notes) * storm.ALERTS_PER_BODY,
             rss=(rss_before, rss_after, rss_end), peaks=(peak_web, peak_worker), cpu=cpu,
-            logs=tmp, load=load_before,
+            logs=tmp, load=load_before, queries=queries,
         )  # fmt: skip
     finally:
         for proc in (web, worker):
@@ -326,83 +332,6 @@ def main() -> int:
             except psycopg.Error as exc:
                 print(f"warning: could not drop database {name}: {exc}", file=sys.stderr)
         shutil.rmtree(tmp, ignore_errors=True)
-
-
-def line(label: str, value: str) -> None:
-    print(f"  {label:<52}{value}")
-
-
-def report(
-    *,
-    clients,
-    wall,
-    e2e,
-    right,
-    poller,
-    posted,
-    base_wall,
-    timed_alerts,
-    rss,
-    peaks,
-    cpu,
-    logs,
-    load,
-):
-    sent = [s for c in clients for s in c.sent]
-    ok = [s for s in sent if 200 <= s.status < 300]
-    failures = [f for c in clients for f in c.failures]
-    mix = {k: sum(1 for s in ok if s.kind == k) for k in (storm.NEW, storm.REPEAT, storm.RESOLVE)}
-    alerts = len(ok) * storm.ALERTS_PER_BODY
-    e2e_rate = alerts / e2e
-    lags = [poller.seen[k] - t for k, t in posted.items() if k in poller.seen]
-    unseen = sum(1 for k in posted if k not in poller.seen)
-    base_rate = timed_alerts / base_wall
-    ratio = (alerts / wall) / base_rate
-    rss_before, rss_after, rss_end = rss
-    growth_mb = (rss_after - rss_before) * 1024 / 1e6
-    non_2xx = len(sent) - len(ok)
-    print()
-    print(
-        f"Storm (issue #14): {CLIENTS} clients x {SECONDS:.0f} s, {storm.ALERTS_PER_BODY}-alert "
-        f"bodies: {mix[storm.NEW]} new groups, {mix[storm.REPEAT]} unchanged repeats, "
-        f"{mix[storm.RESOLVE]} resolutions ({alerts} alerts)"
-    )
-    print(f"  ({os.cpu_count()} CPUs; 1-min load average {load:.1f} before the bench started)")
-    line("end-to-end alerts/s (first post -> every row right)", f"{e2e_rate:.0f}")
-    line("accepted requests/s", f"{len(ok) / wall:.1f}")
-    for kind in ("all", *mix):
-        ms = [s.latency * 1000 for s in ok if kind in ("all", s.kind)]
-        line(f"request p50 / p95, {kind} (ms)", f"{pct(ms, 0.5):.1f} / {pct(ms, 0.95):.1f}")
-    line("lag until the incident is visible p50 / p95 (s)", f"{pct(lags, 0.5):.3f} / "
-         f"{pct(lags, 0.95):.3f} (polled every {POLL_EVERY_S * 1000:.0f} ms)")  # fmt: skip
-    line("peak RSS web / worker (MiB, summed over processes)",
-         f"{peaks[0] / 1024:.0f} / {peaks[1] / 1024:.0f}")  # fmt: skip
-    line("web RSS warm / after 10k alerts / after the storm", f"{rss_before / 1024:.0f} / "
-         f"{rss_after / 1024:.0f} / {rss_end / 1024:.0f} MiB")  # fmt: skip
-    web_ms, db_ms, worker_ms, client_ms = (c / max(len(sent), 1) * 1000 for c in cpu)
-    line("CPU per request: web / database / worker / clients",
-         f"{web_ms:.1f} / {db_ms:.1f} / {worker_ms:.1f} / {client_ms:.1f} ms")  # fmt: skip
-    line("raw psycopg upsert of the same rows (alerts/s)", f"{base_rate:.0f}")
-    lag95 = pct(lags, 0.95)
-    targets = [
-        stack.Target("end-to-end alerts/s >= 10x Grafana OnCall (5,300)", f"{e2e_rate:.0f}",
-                     e2e_rate >= 5300, f"{e2e_rate / ONCALL_ALERTS_S:.1f}x OnCall's 523"),
-        stack.Target("lag p95 <= 0.2 s", f"{lag95:.3f} s", bool(lags) and lag95 <= 0.2
-                     and not unseen, f"{unseen} incidents never seen" if unseen else ""),
-        stack.Target("no non-2xx answer", f"{non_2xx} non-2xx, {len(failures)} failed",
-                     not non_2xx and not failures),
-        stack.Target("webhook ingest >= 0.5x raw psycopg upsert", f"{ratio:.2f}x", ratio >= 0.5),
-        stack.Target("web RSS after a 10k-alert storm <= +20 MB", f"{growth_mb:+.1f} MB",
-                     growth_mb <= 20),
-        stack.Target("rows equal the baseline's, incidents right", "yes" if right else "NO",
-                     right),
-    ]  # fmt: skip
-    stack.print_targets(targets)
-    for f in failures[:10]:
-        print(f"  failure: {f}")
-    if failures:
-        print("web log tail:\n" + stack.tail(logs / "web.log"))
-    return 0 if right and not failures and not non_2xx else 1
 
 
 if __name__ == "__main__":
