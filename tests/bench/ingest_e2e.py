@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import psycopg
+import redis
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))  # run as a script: make tests.bench importable
@@ -331,7 +332,19 @@ def main() -> int:
                 stack.drop_database(name)
             except psycopg.Error as exc:
                 print(f"warning: could not drop database {name}: {exc}", file=sys.stderr)
+        drop_redis_keys(key_prefix)
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def drop_redis_keys(prefix: str) -> None:
+    """The broker's keys of this run only (the Redis database may be shared)."""
+    try:
+        client = redis.Redis.from_url(REDIS_URL, socket_timeout=5)
+        keys = list(client.scan_iter(match=f"{prefix}*", count=500))
+        if keys:
+            client.delete(*keys)
+    except redis.RedisError as exc:
+        print(f"warning: could not delete the Redis keys {prefix}*: {exc}", file=sys.stderr)
 
 
 if __name__ == "__main__":
