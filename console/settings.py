@@ -7,23 +7,16 @@ Production sets DATABASE_URL=postgres://… and CELERY_BROKER_URL=redis://….
 
 import os
 import secrets
-from datetime import timedelta
 from pathlib import Path
 
-import environ
 from csp.constants import NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 
-BASE_DIR = Path(__file__).resolve().parent.parent
-
-env = environ.Env()
-environ.Env.read_env(BASE_DIR / ".env", overwrite=False)
+from console.settings_env import BASE_DIR, EMBEDDED, env
 
 VAR_DIR = Path(env.str("VAR_DIR", default=str(BASE_DIR / "var"))).resolve()
 
 DEBUG = env.bool("DEBUG", default=False)
-# Embedded mode = no DATABASE_URL: the single-machine `make run` demo on SQLite.
-EMBEDDED = not os.environ.get("DATABASE_URL")
 
 
 def _local_secret(name: str) -> str:
@@ -140,90 +133,8 @@ if REDIS_URL:
         }
     }
 
-# --- Auth -----------------------------------------------------------------------------
-AUTH_PASSWORD_VALIDATORS = [
-    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
-    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
-    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
-]
-LOGIN_URL = "login"
-LOGIN_REDIRECT_URL = "incidents:list"
-LOGOUT_REDIRECT_URL = "login"
-
-# Login lockout (django-axes): failures are counted per username + client IP in the
-# database (AccessAttempt; every failure is also kept in AccessFailureLog). Reaching the
-# limit locks that pair out for the cool-off; each further failure restarts it.
-AUTHENTICATION_BACKENDS = [
-    "axes.backends.AxesStandaloneBackend",  # first: refuses a locked-out pair before any check
-    "console.oidc.PasswordLoginPolicy",  # refuses the password logins PASSWORD_LOGIN turns off
-    "django.contrib.auth.backends.ModelBackend",
-    "console.oidc.OIDCBackend",  # answers only the sign-in callback, and only when configured
-]
-AXES_FAILURE_LIMIT = env.int("LOGIN_FAILURE_LIMIT", default=5)
-AXES_COOLOFF_TIME = timedelta(minutes=env.int("LOGIN_COOLOFF_MINUTES", default=15))
-AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
-AXES_RESET_ON_SUCCESS = True
-AXES_ENABLE_ACCESS_FAILURE_LOG = True
-AXES_LOCKOUT_CALLABLE = "console.login_lockout.lockout_response"
-AXES_CLIENT_IP_CALLABLE = "console.login_lockout.client_ip"
-# Behind proxies that append to X-Forwarded-For, the client is this many entries from the
-# right; 0 trusts only the socket address (a client could forge the header otherwise).
-LOGIN_TRUSTED_PROXY_COUNT = env.int("TRUSTED_PROXY_COUNT", default=0)
-# Axes counts password guesses only: a sign-in callback carries a one-time code bound to
-# the browser's session (state, PKCE), and failed ones from a shared office address must
-# not lock everyone there out of single sign-on. The identity provider throttles its own.
-AXES_WHITELIST_CALLABLE = "console.oidc.axes_skips"
-
-# --- Sign-in: single sign-on (OpenID Connect) and local passwords ------------------------
-# Off unless OIDC_ISSUER, OIDC_RP_CLIENT_ID and OIDC_RP_CLIENT_SECRET are all set. The
-# endpoints come from the issuer's discovery document (<issuer>/.well-known/
-# openid-configuration) unless set one by one. README "Sign-in (SSO)" has the details.
-OIDC_ISSUER = env.str("OIDC_ISSUER", default="").rstrip("/")
-OIDC_RP_CLIENT_ID = env.str("OIDC_RP_CLIENT_ID", default="")
-OIDC_RP_CLIENT_SECRET = env.str("OIDC_RP_CLIENT_SECRET", default="")
-_oidc_given = {
-    "OIDC_ISSUER": OIDC_ISSUER,
-    "OIDC_RP_CLIENT_ID": OIDC_RP_CLIENT_ID,
-    "OIDC_RP_CLIENT_SECRET": OIDC_RP_CLIENT_SECRET,
-}
-OIDC_ENABLED = all(_oidc_given.values())
-if any(_oidc_given.values()) and not OIDC_ENABLED:
-    _missing = ", ".join(name for name, value in _oidc_given.items() if not value)
-    raise ImproperlyConfigured(f"Single sign-on is half configured: {_missing} not set.")
-OIDC_OP_AUTHORIZATION_ENDPOINT = env.str("OIDC_OP_AUTHORIZATION_ENDPOINT", default="")
-OIDC_OP_TOKEN_ENDPOINT = env.str("OIDC_OP_TOKEN_ENDPOINT", default="")
-OIDC_OP_USER_ENDPOINT = env.str("OIDC_OP_USER_ENDPOINT", default="")
-OIDC_OP_JWKS_ENDPOINT = env.str("OIDC_OP_JWKS_ENDPOINT", default="")
-OIDC_RP_SCOPES = env.str("OIDC_RP_SCOPES", default="openid email profile")
-OIDC_RP_SIGN_ALGO = env.str("OIDC_RP_SIGN_ALGO", default="RS256")
-OIDC_USE_PKCE = True
-OIDC_TIMEOUT = env.float("OIDC_TIMEOUT_SECONDS", default=5.0)
-# The sign-in button says "Sign in with <this>".
-OIDC_PROVIDER_NAME = env.str("OIDC_PROVIDER_NAME", default="single sign-on")
-# Claims: the console username (fixed at the first sign-in) and the list of groups.
-OIDC_USERNAME_CLAIM = env.str("OIDC_USERNAME_CLAIM", default="preferred_username")
-OIDC_GROUPS_CLAIM = env.str("OIDC_GROUPS_CLAIM", default="groups")
-# Identity-provider groups that give each console role (console/roles.py), comma-separated;
-# the highest role wins, and a sign-in with none of them is refused.
-OIDC_ROLE_GROUPS = {
-    role: env.list(f"OIDC_{role.upper()}_GROUPS", default=[])
-    for role in ("viewer", "responder", "commander", "admin")
-}
-# A sign-in's session ends after this long, so roles are read again from the provider at
-# least once a shift (a password login keeps Django's two-week session).
-OIDC_SESSION_SECONDS = env.int("OIDC_SESSION_SECONDS", default=12 * 3600)
-# The discovery document is cached this long (one fetch per process and issuer).
-OIDC_DISCOVERY_CACHE_SECONDS = env.int("OIDC_DISCOVERY_CACHE_SECONDS", default=3600)
-# Local passwords: on for everyone by default (embedded mode has no identity provider).
-# With PASSWORD_LOGIN=0 only superusers (break-glass admins) may use one, and only while
-# PASSWORD_LOGIN_BREAK_GLASS is on; the login page then offers single sign-on first.
-PASSWORD_LOGIN = env.bool("PASSWORD_LOGIN", default=True)
-PASSWORD_LOGIN_BREAK_GLASS = env.bool("PASSWORD_LOGIN_BREAK_GLASS", default=True)
-if not (PASSWORD_LOGIN or PASSWORD_LOGIN_BREAK_GLASS or OIDC_ENABLED):
-    raise ImproperlyConfigured(
-        "Nobody could sign in: PASSWORD_LOGIN and PASSWORD_LOGIN_BREAK_GLASS are off and "
-        "single sign-on is not configured (OIDC_ISSUER, OIDC_RP_CLIENT_ID, ...)."
-    )
+# --- Auth, lockout and sign-in: console/settings_signin.py -----------------------------
+from console.settings_signin import *  # noqa: E402, F403
 
 # --- HTTPS and browser hardening --------------------------------------------------------
 # Production (a DATABASE_URL) is HTTPS-only by default; embedded mode serves plain
@@ -413,106 +324,8 @@ RUNBOOKS_CATALOG_DIR = Path(
     env.str("RUNBOOKS_CATALOG_DIR", default=str(BASE_DIR / "runbooks" / "catalog"))
 )
 
-# --- Remediation actions (runbooks/actions) -------------------------------------------
-# Kubernetes: a kubeconfig path, else in-cluster config when running in a pod.
-KUBECONFIG = env.str("KUBECONFIG", default="")
-ACTIONS_K8S_TIMEOUT_SECONDS = env.float("ACTIONS_K8S_TIMEOUT_SECONDS", default=5.0)
-# The namespace the console's RBAC Role grants (deploy/k8s/rbac.yaml): the default for
-# every action's `namespace` parameter and for readiness discovery.
-ACTIONS_K8S_NAMESPACE = env.str("ACTIONS_K8S_NAMESPACE", default="llm-serving")
-# Guardrails.
-ACTIONS_SCALE_MIN_REPLICAS = env.int("ACTIONS_SCALE_MIN_REPLICAS", default=1)
-ACTIONS_SCALE_MAX_REPLICAS = env.int("ACTIONS_SCALE_MAX_REPLICAS", default=16)
-ACTIONS_SCALE_MAX_STEP = env.int("ACTIONS_SCALE_MAX_STEP", default=4)
-ACTIONS_MAX_CORDONED_NODES = env.int("ACTIONS_MAX_CORDONED_NODES", default=2)
-# Approval: these severities always, plus the kinds marked risky (or this list, if set).
-ACTIONS_APPROVAL_SEVERITIES = env.list("ACTIONS_APPROVAL_SEVERITIES", default=["SEV1"])
-ACTIONS_APPROVAL_KINDS = env.list("ACTIONS_APPROVAL_KINDS", default=None)
-# Execution: bounded retries for 409 and for timeouts/5xx, then the run fails with the reason.
-ACTIONS_CONFLICT_RETRIES = env.int("ACTIONS_CONFLICT_RETRIES", default=3)
-ACTIONS_TRANSIENT_RETRIES = env.int("ACTIONS_TRANSIENT_RETRIES", default=3)
-ACTIONS_RETRY_BACKOFF_SECONDS = env.float("ACTIONS_RETRY_BACKOFF_SECONDS", default=0.5)
-ACTIONS_VERIFY_SECONDS = env.float("ACTIONS_VERIFY_SECONDS", default=15.0)
-# How long to wait between two read-backs while verifying.
-ACTIONS_VERIFY_INTERVAL_SECONDS = env.float("ACTIONS_VERIFY_INTERVAL_SECONDS", default=1.0)
-ACTIONS_TASK_TIME_LIMIT = env.int("ACTIONS_TASK_TIME_LIMIT", default=120)
-# A claimed run whose worker has not finished by then is taken for lost (> task limit).
-ACTIONS_LEASE_SECONDS = env.int("ACTIONS_LEASE_SECONDS", default=300)
-ACTIONS_MAX_ATTEMPTS = env.int("ACTIONS_MAX_ATTEMPTS", default=3)
-ACTIONS_REQUEUE_AFTER_SECONDS = env.int("ACTIONS_REQUEUE_AFTER_SECONDS", default=120)
-ACTIONS_TRACKED_CONFIGMAPS = env.list(
-    "ACTIONS_TRACKED_CONFIGMAPS",
-    default=["llm-serving/vllm-router-config", "llm-serving/llm-gateway-config"],
-)
-# Pre-launch checklist (readiness/): where to find deployments (empty: the actions
-# namespace) and how long a model load may take before the readiness probe gives up.
-READINESS_NAMESPACES = env.list("READINESS_NAMESPACES", default=[])
-READINESS_MODEL_LOAD_SECONDS = env.int("READINESS_MODEL_LOAD_SECONDS", default=300)
-# A verification not finished in this long is given up (its worker died, or none runs).
-READINESS_VERIFICATION_STALE_SECONDS = env.int("READINESS_VERIFICATION_STALE_SECONDS", default=300)
-# Finished verifications older than this are pruned by beat (the latest one always stays).
-READINESS_KEEP_DAYS = env.int("READINESS_KEEP_DAYS", default=30)
-# Where the Prometheus alert rules are (the runbook catalogue is checked against them),
-# and the ConfigMaps holding the router and gateway config (the defaults of the
-# rollback_router_config and update_gateway_limits actions).
-READINESS_RULES_DIR = Path(
-    env.str("READINESS_RULES_DIR", default=str(BASE_DIR / "deploy" / "prometheus" / "rules"))
-)
-READINESS_ROUTER_CONFIGMAP = env.str("READINESS_ROUTER_CONFIGMAP", default="vllm-router-config")
-READINESS_GATEWAY_CONFIGMAP = env.str("READINESS_GATEWAY_CONFIGMAP", default="llm-gateway-config")
-# Drills (runbooks/drills): the fleet simulator's HTTP API that injects and clears faults.
-DRILLS_SIMULATOR_URL = env.str(
-    "DRILLS_SIMULATOR_URL",
-    default=env.str(
-        "SIMULATOR_URL",
-        default=f"http://127.0.0.1:{env.str('SIMULATOR_PORT', default='9400')}",
-    ),
-)
-# Guarded changes (runbooks/actions/guard*): 0 keeps each runbook's own window and
-# interval (tests compress time); pages also go to this Slack-compatible webhook when set.
-GUARD_WINDOW_SECONDS = env.int("GUARD_WINDOW_SECONDS", default=0)
-GUARD_INTERVAL_SECONDS = env.int("GUARD_INTERVAL_SECONDS", default=0)
-# A signal undoes a change only after this many breaching checks in a row (a fix often
-# takes a minute to bite; one bad reading in that minute must not undo it).
-GUARD_CONFIRM_CHECKS = env.int("GUARD_CONFIRM_CHECKS", default=3)
-GUARD_USERNAME = env.str("GUARD_USERNAME", default="console-guard")
-GUARD_PAGE_WEBHOOK_URL = env.str("GUARD_PAGE_WEBHOOK_URL", default="")
-GUARD_PAGE_TIMEOUT_SECONDS = env.float("GUARD_PAGE_TIMEOUT_SECONDS", default=5.0)
-
-# --- Postmortems ------------------------------------------------------------------------
-# Incidents with more timeline events + alerts than this are drafted on the worker.
-POSTMORTEM_ASYNC_THRESHOLD = env.int("POSTMORTEM_ASYNC_THRESHOLD", default=2000)
-# Overdue action-item reminders are also posted here (JSON {"text": ...}, Slack-compatible).
-POSTMORTEM_REMINDER_WEBHOOK_URL = env.str("POSTMORTEM_REMINDER_WEBHOOK_URL", default="")
-POSTMORTEM_WEBHOOK_TIMEOUT_SECONDS = env.float("POSTMORTEM_WEBHOOK_TIMEOUT_SECONDS", default=5.0)
-
-# --- Outgoing notifications (notifications/) ---------------------------------------------
-# Targets and rules are edited in the admin; these are how sending behaves. Links in
-# messages start with NOTIFY_CONSOLE_URL, the console's address as responders reach it.
-NOTIFY_CONSOLE_URL = env.str("NOTIFY_CONSOLE_URL", default="http://127.0.0.1:8000")
-NOTIFY_TIMEOUT_SECONDS = env.float("NOTIFY_TIMEOUT_SECONDS", default=5.0)
-# Retries after the first attempt, waiting a random 0..BACKOFF x 2^n seconds (at most
-# BACKOFF_MAX) before the n-th: with the defaults all six tries fit in about 5 minutes.
-NOTIFY_MAX_RETRIES = env.int("NOTIFY_MAX_RETRIES", default=5)
-NOTIFY_RETRY_BACKOFF_SECONDS = env.int("NOTIFY_RETRY_BACKOFF_SECONDS", default=10)
-NOTIFY_RETRY_BACKOFF_MAX_SECONDS = env.int("NOTIFY_RETRY_BACKOFF_MAX_SECONDS", default=300)
-# Deliveries the broker did not take (it was down) are queued again after this long.
-NOTIFY_REQUEUE_AFTER_SECONDS = env.int("NOTIFY_REQUEUE_AFTER_SECONDS", default=60)
-# Email targets go through Django's mail (the console backend prints them in embedded mode).
-EMAIL_BACKEND = env.str(
-    "EMAIL_BACKEND",
-    default="django.core.mail.backends.console.EmailBackend"
-    if EMBEDDED
-    else "django.core.mail.backends.smtp.EmailBackend",
-)
-EMAIL_HOST = env.str("EMAIL_HOST", default="localhost")
-EMAIL_PORT = env.int("EMAIL_PORT", default=25)
-EMAIL_HOST_USER = env.str("EMAIL_HOST_USER", default="")
-EMAIL_HOST_PASSWORD = env.str("EMAIL_HOST_PASSWORD", default="")
-EMAIL_USE_TLS = env.bool("EMAIL_USE_TLS", default=False)
-EMAIL_USE_SSL = env.bool("EMAIL_USE_SSL", default=False)
-EMAIL_TIMEOUT = env.int("EMAIL_TIMEOUT", default=10)
-DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default="incident-console@localhost")
+# --- Actions, readiness, drills, guard, postmortems, notifications: settings_apps.py ---
+from console.settings_apps import *  # noqa: E402, F403
 
 LOGGING = {
     "version": 1,

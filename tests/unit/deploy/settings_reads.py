@@ -1,4 +1,4 @@
-"""Print (JSON) the environment variables console/settings.py reads, in order.
+"""Print (JSON) the environment variables console/settings*.py read, in order.
 
 Run as a script by test_k8s_manifests.py: it counts reads made by the settings module
 itself (directly or through django-environ), not by the libraries it imports, so
@@ -22,7 +22,11 @@ def _spy(self, key):
         or f"{os.sep}environ{os.sep}" in frame.f_code.co_filename
     ):
         frame = frame.f_back
-    mine = frame and frame.f_code.co_filename.endswith(os.path.join("console", "settings.py"))
+    # console/settings.py and the modules it imports its settings from (settings_*.py).
+    name = frame.f_code.co_filename if frame else ""
+    mine = os.path.basename(os.path.dirname(name)) == "console" and os.path.basename(
+        name
+    ).startswith("settings")
     if mine and key not in seen:
         seen.append(key)
     return _getitem(self, key)
