@@ -18,6 +18,8 @@ from urllib.parse import quote
 
 from psycopg.types.json import Jsonb
 
+from incidents.alertmanager import labels_fingerprint  # the fingerprint Alertmanager sends
+
 ALERTS_PER_PAYLOAD = 50
 THREADS = 2
 
@@ -70,21 +72,6 @@ PODS_PER_LWS_GROUP = ALERTS_PER_PAYLOAD // LWS_GROUPS
 MODEL_VERSION = "llama-3.1-70b-instruct-2026-10"
 BASE_TIME = datetime(2026, 10, 5, 2, 0, tzinfo=UTC)
 GO_ZERO_TIME = "0001-01-01T00:00:00Z"
-
-_FNV_OFFSET64 = 14695981039346656037
-_FNV_PRIME64 = 1099511628211
-_MASK64 = (1 << 64) - 1
-
-
-def fingerprint(labels: dict[str, str]) -> str:
-    """Alertmanager's alert fingerprint: FNV-1a 64 over the sorted label pairs."""
-    h = _FNV_OFFSET64
-    for name in sorted(labels):
-        for part in (name.encode(), labels[name].encode()):
-            for byte in part:
-                h = ((h ^ byte) * _FNV_PRIME64) & _MASK64
-            h = ((h ^ 0xFF) * _FNV_PRIME64) & _MASK64
-    return f"{h:016x}"
 
 
 def rfc3339(ns: int) -> str:
@@ -180,7 +167,7 @@ def _new_group(index: int, rng: random.Random) -> Group:
                 f"http://prometheus-{cluster}:9090/graph?g0.expr={quote(kind.expr, safe='')}"
                 "&g0.tab=1"
             )
-            slots.append(Slot(labels, annotations, fingerprint(labels), generator_url))
+            slots.append(Slot(labels, annotations, labels_fingerprint(labels), generator_url))
     return Group(
         index=index,
         cluster=cluster,

@@ -19,6 +19,8 @@ from datetime import UTC, datetime, timedelta
 
 from psycopg.types.json import Jsonb
 
+from incidents.alertmanager import labels_fingerprint  # the fingerprint Alertmanager sends
+
 ALERTS_PER_BODY = 50
 NEW, REPEAT, RESOLVE = "new", "repeat", "resolve"
 KINDS = (
@@ -31,21 +33,6 @@ NAMESPACE = "llm-serving"
 LWS_PER_GROUP = 10  # vllm-chat-<lws>-<i>: 10 leader-worker sets x 5 pods = 50 alerts
 BASE_TIME = datetime(2026, 10, 5, 2, 0, tzinfo=UTC)
 GO_ZERO_TIME = "0001-01-01T00:00:00Z"
-
-_FNV_OFFSET64 = 14695981039346656037
-_FNV_PRIME64 = 1099511628211
-_MASK64 = (1 << 64) - 1
-
-
-def fingerprint(labels: dict[str, str]) -> str:
-    """Alertmanager's alert fingerprint: FNV-1a 64 over the sorted label pairs."""
-    h = _FNV_OFFSET64
-    for name in sorted(labels):
-        for part in (name.encode(), labels[name].encode()):
-            for byte in part:
-                h = ((h ^ byte) * _FNV_PRIME64) & _MASK64
-            h = ((h ^ 0xFF) * _FNV_PRIME64) & _MASK64
-    return f"{h:016x}"
 
 
 def rfc3339(ms: int) -> str:
@@ -108,7 +95,7 @@ def new_group(thread: int, index: int, clock_ms: int, rng: random.Random) -> Gro
                 "startsAt": rfc3339(start_ms),
                 "endsAt": GO_ZERO_TIME,
                 "generatorURL": f"http://prometheus-{cluster}:9090/graph?g0.expr={alertname}",
-                "fingerprint": fingerprint(labels),
+                "fingerprint": labels_fingerprint(labels),
             }
         )
         starts.append(BASE_TIME + timedelta(milliseconds=start_ms))
