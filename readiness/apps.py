@@ -1,6 +1,7 @@
 from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
 
 
 class ReadinessConfig(AppConfig):
     name = "readiness"
-    verbose_name = "Pre-launch checklist"
+    verbose_name = _("Pre-launch checklist")

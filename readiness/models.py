@@ -6,20 +6,22 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
 
 from console.append_only import AppendOnlyModel
 from readiness.items import ITEMS
 
 
 class ItemState(models.TextChoices):
-    VERIFIED = "verified", "Verified"
-    SIGNED_OFF = "signed_off", "Signed off"
-    FAILING = "failing", "Failing"
-    EXPIRED = "expired", "Expired"
-    UNKNOWN = "unknown", "Unknown"
+    VERIFIED = "verified", _("Verified")
+    SIGNED_OFF = "signed_off", _("Signed off")
+    FAILING = "failing", _("Failing")
+    EXPIRED = "expired", _("Expired")
+    UNKNOWN = "unknown", _("Unknown")
 
 
-ITEM_CHOICES = [(i.key, i.title) for i in ITEMS]
+# The titles are marked in readiness/items.py; the admin shows them translated.
+ITEM_CHOICES = [(i.key, _(i.title)) for i in ITEMS]
 
 
 class Deployment(models.Model):
@@ -51,10 +53,10 @@ class Deployment(models.Model):
 
 
 class VerificationStatus(models.TextChoices):
-    QUEUED = "queued", "Queued"
-    RUNNING = "running", "Running"
-    DONE = "done", "Done"
-    FAILED = "failed", "Failed"
+    QUEUED = "queued", _("Queued")
+    RUNNING = "running", _("Running")
+    DONE = "done", _("Done")
+    FAILED = "failed", _("Failed")
 
 
 ACTIVE_VERIFICATION = (VerificationStatus.QUEUED, VerificationStatus.RUNNING)
@@ -116,8 +118,8 @@ class ItemCheck(AppendOnlyModel):
 
 
 class SignOffAction(models.TextChoices):
-    SIGN_OFF = "sign_off", "Signed off"
-    REVOKE = "revoke", "Revoked"
+    SIGN_OFF = "sign_off", _("Signed off")
+    REVOKE = "revoke", _("Revoked")
 
 
 class SignOff(AppendOnlyModel):

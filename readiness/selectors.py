@@ -8,10 +8,11 @@ from datetime import date, datetime
 
 from django.db.models import Prefetch, QuerySet
 from django.utils import timezone
+from django.utils.translation import gettext, gettext_noop, pgettext
 
 from console.bounds import MAX_ID
 from readiness import status
-from readiness.items import ITEMS, Item
+from readiness.items import CATALOGUE, DRILLS, ITEMS, PERSON, Item
 from readiness.models import (
     ACTIVE_VERIFICATION,
     Deployment,
@@ -20,6 +21,8 @@ from readiness.models import (
     SignOff,
     Verification,
 )
+
+NOT_VERIFIED = gettext_noop("Not verified yet.")
 
 
 @dataclass
@@ -36,6 +39,27 @@ class ItemRow:
     @property
     def state_label(self) -> str:
         return ItemState(self.state).label
+
+    @property
+    def summary_shown(self) -> str:
+        """The summary in the viewer's language where the console wrote it just now; what
+        a verification stored (the checkers' findings) is shown as it was stored."""
+        if not self.item.verified_by_console:
+            return status.signoff_summary_shown(self.signoff, self.state)
+        if self.summary == NOT_VERIFIED:
+            return gettext(NOT_VERIFIED)
+        return self.summary
+
+    @property
+    def source_label(self) -> str:
+        """Where the answer comes from, as the page names it (Kubernetes and Prometheus
+        keep their names)."""
+        shown = {
+            CATALOGUE: pgettext("checklist item source", "catalogue"),
+            DRILLS: pgettext("checklist item source", "drills"),
+            PERSON: pgettext("checklist item source", "person"),
+        }
+        return shown.get(self.item.source, self.item.source)
 
 
 @dataclass
@@ -65,7 +89,7 @@ def _rows(
         if item.verified_by_console:
             check = by_item.get(item.key)
             if check is None:
-                state, summary, evidence = ItemState.UNKNOWN, "Not verified yet.", []
+                state, summary, evidence = ItemState.UNKNOWN, NOT_VERIFIED, []
             else:
                 state, summary, evidence = check.state, check.summary, check.evidence
             rows.append(

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from datetime import date
 
+from django.utils.translation import gettext
+
 from readiness.models import ItemState, SignOffAction
 
 GREEN, AMBER, RED = "green", "amber", "red"
@@ -44,3 +46,21 @@ def signoff_state(latest, today: date) -> tuple[str, str]:
         ItemState.SIGNED_OFF,
         f"Signed off by {who} on {latest.at:%Y-%m-%d}, valid until {latest.expires_on:%Y-%m-%d}.",
     )
+
+
+def signoff_summary_shown(latest, state: str) -> str:
+    """signoff_state's summary in the viewer's language, for the pages (the API and the
+    stored data keep the English one)."""
+    if latest is None:
+        return gettext("Not signed off yet: a commander signs it off with a note.")
+    values = {
+        "who": latest.by.get_username(),
+        "day": f"{latest.at:%Y-%m-%d}",
+        "until": f"{latest.expires_on:%Y-%m-%d}" if latest.expires_on else "",
+        "note": latest.note,
+    }
+    if latest.action == SignOffAction.REVOKE:
+        return gettext("Sign-off revoked by %(who)s on %(day)s: %(note)s") % values
+    if state == ItemState.EXPIRED:
+        return gettext("Signed off by %(who)s on %(day)s; expired on %(until)s.") % values
+    return gettext("Signed off by %(who)s on %(day)s, valid until %(until)s.") % values

@@ -10,6 +10,7 @@ from django.http import Http404
 from django.shortcuts import render
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import HttpResponseClientRefresh
 
@@ -74,7 +75,7 @@ def deployment_verify(request: AuthedRequest, pk: int):
     return _run(
         request, pk,
         lambda: services.verification_request(deployment_id=pk, actor=request.user),
-        "Verification queued: the worker reads the cluster and Prometheus now.",
+        _("Verification queued: the worker reads the cluster and Prometheus now."),
     )  # fmt: skip
 
 
@@ -83,6 +84,11 @@ def _item(request: AuthedRequest) -> str:
     if item not in SIGN_OFF_KEYS:
         raise DomainError(f"{item!r} is not an item a person signs off.", code="invalid_params")
     return item
+
+
+def _item_title(request: AuthedRequest) -> str:
+    item = BY_KEY.get(request.POST.get("item", ""))
+    return _(item.title) if item else ""  # marked in readiness/items.py
 
 
 @require_POST
@@ -97,8 +103,7 @@ def signoff_record(request: AuthedRequest, pk: int):
             note=request.POST.get("note", ""), expires_on=expires_on,
         )  # fmt: skip
 
-    title = BY_KEY.get(request.POST.get("item", ""))
-    return _run(request, pk, call, f"Signed off: {title.title if title else ''}.")
+    return _run(request, pk, call, _("Signed off: %(item)s.") % {"item": _item_title(request)})
 
 
 @require_POST
@@ -110,5 +115,5 @@ def signoff_revoke(request: AuthedRequest, pk: int):
             note=request.POST.get("note", ""),
         )  # fmt: skip
 
-    title = BY_KEY.get(request.POST.get("item", ""))
-    return _run(request, pk, call, f"Sign-off revoked: {title.title if title else ''}.")
+    done = _("Sign-off revoked: %(item)s.") % {"item": _item_title(request)}
+    return _run(request, pk, call, done)
