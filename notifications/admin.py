@@ -10,6 +10,8 @@ from django.contrib import admin, messages
 from django.core.validators import URLValidator
 from django.db.models import QuerySet
 from django.http import HttpRequest
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from console.errors import DomainError
 from console.http import AuthedRequest
@@ -17,36 +19,47 @@ from incidents.models import Severity
 from notifications import services
 from notifications.models import RULE_EVENTS, Delivery, Rule, Target
 
-KEEP = "Leave blank to keep the current value (it is never shown)."
+KEEP = gettext_lazy("Leave blank to keep the current value (it is never shown).")
 
 
 class TargetForm(forms.ModelForm):
     url = forms.CharField(
-        label="URL",
+        label=gettext_lazy("URL"),
         required=False,
         max_length=2000,
         widget=forms.PasswordInput(render_value=False, attrs={"autocomplete": "off"}),
-        help_text="Slack: the incoming webhook URL (https://hooks.slack.com/services/…). "
-        "Webhook: where to POST the JSON. Write-only.",
+        help_text=gettext_lazy(
+            "Slack: the incoming webhook URL (https://hooks.slack.com/services/…). "
+            "Webhook: where to POST the JSON. Write-only."
+        ),
     )
     secret = forms.CharField(
-        label="Signing secret",
+        label=gettext_lazy("Signing secret"),
         required=False,
         max_length=200,
         widget=forms.PasswordInput(render_value=False, attrs={"autocomplete": "off"}),
-        help_text="Webhook targets: the HMAC-SHA256 key the receiver verifies "
-        "X-Console-Signature with (16+ characters). Write-only.",
+        help_text=gettext_lazy(
+            "Webhook targets: the HMAC-SHA256 key the receiver verifies "
+            "X-Console-Signature with (16+ characters). Write-only."
+        ),
     )
 
     class Meta:
         model = Target
-        fields = ["name", "kind", "enabled", "url", "secret", "recipients"]
+        fields = ["name", "kind", "enabled", "language", "url", "secret", "recipients"]
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
+        self.fields["language"].required = False
         for name in ("url", "secret"):
             if self.instance.pk and getattr(self.instance, name):
-                self.fields[name].help_text += " " + KEEP
+                # Built per request: the viewer's language is already active.
+                self.fields[name].help_text = f"{self.fields[name].help_text} {KEEP}"
+
+    def clean_language(self) -> str:
+        # Not sent (a form posted by a script written before targets had a language):
+        # keep the stored one, or the console's default for a new target.
+        return self.cleaned_data.get("language") or self.instance.language
 
     def _kept(self, name: str) -> str:
         value = (self.cleaned_data.get(name) or "").strip()
@@ -65,12 +78,12 @@ class TargetForm(forms.ModelForm):
 @admin.register(Target)
 class TargetAdmin(admin.ModelAdmin):
     form = TargetForm
-    list_display = ["name", "kind", "destination", "enabled", "updated_at"]
-    list_filter = ["kind", "enabled"]
+    list_display = ["name", "kind", "language", "destination", "enabled", "updated_at"]
+    list_filter = ["kind", "enabled", "language"]
     search_fields = ["name"]
     actions = ["send_test"]
 
-    @admin.action(description="Send a test notification")
+    @admin.action(description=gettext_lazy("Send a test notification"))
     def send_test(self, request: AuthedRequest, queryset: QuerySet[Target]) -> None:
         for target in queryset:
             try:
@@ -80,8 +93,11 @@ class TargetAdmin(admin.ModelAdmin):
                 continue
             self.message_user(
                 request,
-                f"Test #{delivery.pk} queued for {target.name}; the Notifications page shows "
-                "whether it arrived.",
+                _(
+                    "Test #%(id)s queued for %(target)s; the Notifications page shows "
+                    "whether it arrived."
+                )
+                % {"id": delivery.pk, "target": target.name},
                 messages.SUCCESS,
             )
 
@@ -91,13 +107,15 @@ class RuleForm(forms.ModelForm):
         choices=RULE_EVENTS,
         required=False,
         widget=forms.CheckboxSelectMultiple,
-        help_text="None ticked: every event.",
+        help_text=gettext_lazy("None ticked: every event."),
+        label=gettext_lazy("Events"),
     )
     severities = forms.MultipleChoiceField(
         choices=Severity.choices,
         required=False,
         widget=forms.CheckboxSelectMultiple,
-        help_text="None ticked: any severity.",
+        help_text=gettext_lazy("None ticked: any severity."),
+        label=gettext_lazy("Severities"),
     )
 
     class Meta:
@@ -117,17 +135,18 @@ class RuleAdmin(admin.ModelAdmin):
     def get_queryset(self, request: HttpRequest):
         return super().get_queryset(request).prefetch_related("targets")
 
-    @admin.display(description="events")
+    # The event and severity values are stored identifiers: listed as stored.
+    @admin.display(description=gettext_lazy("events"))
     def event_list(self, rule: Rule) -> str:
-        return ", ".join(rule.events) or "all"
+        return ", ".join(rule.events) or _("all")
 
-    @admin.display(description="severities")
+    @admin.display(description=gettext_lazy("severities"))
     def severity_list(self, rule: Rule) -> str:
-        return ", ".join(rule.severities) or "any"
+        return ", ".join(rule.severities) or _("any")
 
-    @admin.display(description="targets")
+    @admin.display(description=gettext_lazy("targets"))
     def target_list(self, rule: Rule) -> str:
-        return ", ".join(t.name for t in rule.targets.all()) or "none"
+        return ", ".join(t.name for t in rule.targets.all()) or _("none")
 
 
 @admin.register(Delivery)

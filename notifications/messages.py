@@ -8,6 +8,9 @@ from typing import Any
 
 from django.conf import settings
 from django.urls import reverse
+from django.utils import translation
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from incidents.models import Incident
 from notifications.events import Notice
@@ -37,61 +40,96 @@ def _incident(incident: Incident | None) -> dict[str, Any] | None:
 
 
 def _summary(notice: Notice, incident: Incident | None) -> tuple[str, str]:
-    """(one line, the page it points at)."""
+    """(one line, the page it points at), in the active language."""
     d = notice.details
     if incident is None:
-        return "Test notification from the vLLM Incident Console", absolute(
+        return _("Test notification from the vLLM Incident Console"), absolute(
             reverse("notifications:list")
         )
-    ref = f"[{incident.severity}] Incident #{incident.pk}"
+    ref = _("[%(severity)s] Incident #%(id)s") % {"severity": incident.severity, "id": incident.pk}
     page = reverse("incidents:detail", args=[incident.pk])
-    title = incident.title
+    words = {"ref": ref, "title": incident.title}
     match notice.event:
         case Event.INCIDENT_OPENED:
-            line = f"{ref} {'reopened' if d.get('reopened') else 'opened'}: {title}"
+            if d.get("reopened"):
+                line = _("%(ref)s reopened: %(title)s") % words
+            else:
+                line = _("%(ref)s opened: %(title)s") % words
         case Event.SEVERITY_RAISED:
-            line = f"{ref} severity raised {d.get('from')} → {d.get('to')}: {title}"
+            line = _("%(ref)s severity raised %(old)s → %(new)s: %(title)s") % {
+                **words,
+                "old": d.get("from"),
+                "new": d.get("to"),
+            }
         case Event.COMMANDER_CHANGED:
-            who = d.get("to") or "nobody"
-            line = f"{ref} is now commanded by {who} (was {d.get('from') or 'nobody'}): {title}"
+            line = _("%(ref)s is now commanded by %(who)s (was %(was)s): %(title)s") % {
+                **words,
+                "who": d.get("to") or _("nobody"),
+                "was": d.get("from") or _("nobody"),
+            }
         case Event.INCIDENT_MITIGATED:
-            line = f"{ref} mitigated: {title}"
+            line = _("%(ref)s mitigated: %(title)s") % words
         case Event.INCIDENT_RESOLVED:
-            line = f"{ref} resolved: {title}"
+            line = _("%(ref)s resolved: %(title)s") % words
         case Event.APPROVAL_WANTED:
-            line = (
-                f"{ref}: action #{d.get('run')} {d.get('kind')} on {d.get('target')} "
-                "awaits approval"
-            )
+            line = _("%(ref)s: action #%(run)s %(kind)s on %(target)s awaits approval") % {
+                **words,
+                "run": d.get("run"),
+                "kind": d.get("kind"),
+                "target": d.get("target"),
+            }
             page = reverse("runbooks:action-run", args=[d.get("run")])
         case Event.POSTMORTEM_IN_REVIEW:
-            line = (
-                f"Postmortem #{d.get('postmortem')} of incident #{incident.pk} is in review: "
-                f"{d.get('title', title)}"
-            )
+            line = _("Postmortem #%(pm)s of incident #%(id)s is in review: %(title)s") % {
+                "pm": d.get("postmortem"),
+                "id": incident.pk,
+                "title": d.get("title", incident.title),
+            }
             page = reverse("postmortems:detail", args=[d.get("postmortem")])
         case Event.ACTION_ITEM_OVERDUE:
-            days = d.get("days_overdue")
-            line = (
-                f"Action item #{d.get('action_item')} is {days} day{'s' if days != 1 else ''} "
-                f"overdue: {d.get('title')} (incident #{incident.pk}, owner "
-                f"{d.get('owner') or 'nobody'})"
-            )
+            line = _overdue_line(d, incident)
             page = reverse("postmortems:items") + f"?item={d.get('action_item')}"
         case _:
             line = f"{ref}: {notice.event}"
     return " ".join(line.split())[:500], absolute(page)  # one line: it is an email subject
 
 
+def _overdue_line(d: dict[str, Any], incident: Incident) -> str:
+    days = d.get("days_overdue")
+    return ngettext(
+        "Action item #%(item)s is %(days)s day overdue: %(title)s (incident #%(id)s, "
+        "owner %(owner)s)",
+        "Action item #%(item)s is %(days)s days overdue: %(title)s (incident #%(id)s, "
+        "owner %(owner)s)",
+        days if isinstance(days, int) else 0,
+    ) % {
+        "item": d.get("action_item"),
+        "days": days,
+        "title": d.get("title"),
+        "id": incident.pk,
+        "owner": d.get("owner") or _("nobody"),
+    }
+
+
 def message_build(
-    notice: Notice, incident: Incident | None, *, actor: str | None = None
+    notice: Notice,
+    incident: Incident | None,
+    *,
+    actor: str | None = None,
+    language: str | None = None,
 ) -> tuple[str, dict[str, Any]]:
-    """(summary, body) for one notice."""
-    summary, url = _summary(notice, incident)
+    """(summary, body) for one notice, worded in `language` (the target's; default the
+    console's). The body records the language so Slack and email, rendered from it at
+    send time, and every retry speak the same one."""
+    language = language or settings.LANGUAGE_CODE
+    with translation.override(language):
+        summary, url = _summary(notice, incident)
+        event_label = str(Event(notice.event).label)
     body = {
         "version": BODY_VERSION,
+        "language": language,
         "event": notice.event,
-        "event_label": Event(notice.event).label,
+        "event_label": event_label,
         "id": notice.key,
         "occurred_at": notice.occurred_at.isoformat(),
         "summary": summary,
@@ -107,27 +145,45 @@ def message_build(
 def _detail_lines(body: dict[str, Any]) -> list[str]:
     lines = []
     if body.get("text") and body["text"] not in body["summary"]:
-        lines.append(body["text"])
+        lines.append(body["text"])  # the timeline's stored sentence: never re-translated
     incident = body.get("incident") or {}
     if incident:
-        where = incident.get("namespace") or "no namespace"
         lines.append(
-            f"{incident.get('severity')} · {incident.get('status')} · {where} · "
-            f"runbook {incident.get('runbook') or 'none'} · commander "
-            f"{incident.get('commander') or 'nobody'}"
+            _(
+                "%(severity)s · %(status)s · %(namespace)s · runbook %(runbook)s · "
+                "commander %(commander)s"
+            )
+            % {
+                "severity": incident.get("severity"),
+                "status": incident.get("status"),
+                "namespace": incident.get("namespace") or _("no namespace"),
+                "runbook": incident.get("runbook") or _("none"),
+                "commander": incident.get("commander") or _("nobody"),
+            }
         )
     if body.get("actor"):
-        lines.append(f"By {body['actor']}")
+        lines.append(_("By %(actor)s") % {"actor": body["actor"]})
     return lines
+
+
+def _body_language(body: dict[str, Any]) -> str:
+    # Bodies recorded before targets had a language carry none: they were English.
+    return str(body.get("language") or settings.LANGUAGE_CODE)
 
 
 def slack_text(body: dict[str, Any]) -> str:
     # Plain text: apprise's Slack plugin escapes &, < and > in it, so "<!channel>" in an
     # alert label cannot ping a whole channel; Slack links the bare URL itself.
-    return "\n".join([*_detail_lines(body), f"Open in the console: {body['url']}"])
+    with translation.override(_body_language(body)):
+        link = _("Open in the console: %(url)s") % {"url": body["url"]}
+        return "\n".join([*_detail_lines(body), link])
 
 
 def email_text(body: dict[str, Any]) -> str:
-    lines = [body["summary"], "", *_detail_lines(body), "", body["url"], ""]
-    lines.append(f"Event: {body['event_label']} ({body['id']}), {body['occurred_at']}")
-    return "\n".join(lines)
+    with translation.override(_body_language(body)):
+        lines = [body["summary"], "", *_detail_lines(body), "", body["url"], ""]
+        lines.append(
+            _("Event: %(label)s (%(id)s), %(at)s")
+            % {"label": body["event_label"], "id": body["id"], "at": body["occurred_at"]}
+        )
+        return "\n".join(lines)

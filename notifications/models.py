@@ -4,9 +4,13 @@ send one (Delivery: the page and the API read these)."""
 from fnmatch import fnmatchcase
 from urllib.parse import urlsplit
 
+from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
 from django.db import models
+from django.utils.text import format_lazy
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from incidents.models import Severity
 
@@ -17,24 +21,24 @@ SECRET_MIN_CHARS = 16
 class Event(models.TextChoices):
     """What the console notifies about. Stored values never change."""
 
-    INCIDENT_OPENED = "incident_opened", "Incident opened or reopened"
-    SEVERITY_RAISED = "severity_raised", "Severity raised"
-    COMMANDER_CHANGED = "commander_changed", "Commander changed"
-    INCIDENT_MITIGATED = "incident_mitigated", "Incident mitigated"
-    INCIDENT_RESOLVED = "incident_resolved", "Incident resolved"
-    APPROVAL_WANTED = "approval_wanted", "Action awaiting approval"
-    POSTMORTEM_IN_REVIEW = "postmortem_in_review", "Postmortem in review"
-    ACTION_ITEM_OVERDUE = "action_item_overdue", "Action item overdue"
-    TEST = "test", "Test notification"
+    INCIDENT_OPENED = "incident_opened", gettext_lazy("Incident opened or reopened")
+    SEVERITY_RAISED = "severity_raised", gettext_lazy("Severity raised")
+    COMMANDER_CHANGED = "commander_changed", gettext_lazy("Commander changed")
+    INCIDENT_MITIGATED = "incident_mitigated", gettext_lazy("Incident mitigated")
+    INCIDENT_RESOLVED = "incident_resolved", gettext_lazy("Incident resolved")
+    APPROVAL_WANTED = "approval_wanted", gettext_lazy("Action awaiting approval")
+    POSTMORTEM_IN_REVIEW = "postmortem_in_review", gettext_lazy("Postmortem in review")
+    ACTION_ITEM_OVERDUE = "action_item_overdue", gettext_lazy("Action item overdue")
+    TEST = "test", gettext_lazy("Test notification")
 
 
 RULE_EVENTS = [(value, label) for value, label in Event.choices if value != Event.TEST]
 
 
 class TargetKind(models.TextChoices):
-    SLACK = "slack", "Slack (incoming webhook)"
-    WEBHOOK = "webhook", "Webhook (JSON, HMAC-SHA256 signed)"
-    EMAIL = "email", "Email"
+    SLACK = "slack", gettext_lazy("Slack (incoming webhook)")
+    WEBHOOK = "webhook", gettext_lazy("Webhook (JSON, HMAC-SHA256 signed)")
+    EMAIL = "email", gettext_lazy("Email")
 
 
 def split_list(text: str) -> list[str]:
@@ -49,23 +53,45 @@ class Target(models.Model):
     """One destination. `url` (a Slack webhook URL is itself a credential) and `secret`
     are written in the admin and never shown back: pages show `destination` only."""
 
-    name = models.CharField(max_length=100, unique=True)
-    kind = models.CharField(max_length=16, choices=TargetKind.choices)
-    enabled = models.BooleanField(default=True)
-    url = models.URLField(max_length=2000, blank=True, help_text="Slack or webhook targets.")
+    name = models.CharField(gettext_lazy("name"), max_length=100, unique=True)
+    kind = models.CharField(gettext_lazy("kind"), max_length=16, choices=TargetKind.choices)
+    enabled = models.BooleanField(gettext_lazy("enabled"), default=True)
+    url = models.URLField(
+        gettext_lazy("url"),
+        max_length=2000,
+        blank=True,
+        help_text=gettext_lazy("Slack or webhook targets."),
+    )
     secret = models.CharField(
+        gettext_lazy("secret"),
         max_length=200,
         blank=True,
-        help_text=f"Webhook targets: the HMAC-SHA256 key, at least {SECRET_MIN_CHARS} characters.",
+        help_text=format_lazy(
+            gettext_lazy("Webhook targets: the HMAC-SHA256 key, at least {} characters."),
+            SECRET_MIN_CHARS,
+        ),
     )
     recipients = models.TextField(
-        blank=True, help_text="Email targets: addresses separated by commas or new lines."
+        gettext_lazy("recipients"),
+        blank=True,
+        help_text=gettext_lazy("Email targets: addresses separated by commas or new lines."),
+    )
+    # The language its messages and emails are written in (notifications/messages.py);
+    # stored deliveries keep the words they were recorded with.
+    language = models.CharField(
+        gettext_lazy("language"),
+        max_length=16,
+        choices=settings.LANGUAGES,
+        default=settings.LANGUAGE_CODE,
+        help_text=gettext_lazy("The language of its messages and emails."),
     )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
         ordering = ["name"]
+        verbose_name = gettext_lazy("target")
+        verbose_name_plural = gettext_lazy("targets")
 
     def __str__(self) -> str:
         return self.name
@@ -87,28 +113,30 @@ class Target(models.Model):
     def clean(self) -> None:
         errors: dict[str, str] = {}
         if self.kind in (TargetKind.SLACK, TargetKind.WEBHOOK) and not self.url:
-            errors["url"] = "A Slack or webhook target needs its URL."
+            errors["url"] = _("A Slack or webhook target needs its URL.")
         if self.kind == TargetKind.SLACK and self.url:
             parts = urlsplit(self.url)
             if parts.hostname not in SLACK_HOSTS or not parts.path.startswith("/services/"):
-                errors["url"] = (
+                errors["url"] = _(
                     "Paste the incoming webhook URL Slack gave you: "
                     "https://hooks.slack.com/services/T…/B…/…"
                 )
         if self.kind == TargetKind.WEBHOOK and len(self.secret) < SECRET_MIN_CHARS:
-            errors["secret"] = (
-                f"A webhook target needs a signing secret of at least {SECRET_MIN_CHARS} "
+            errors["secret"] = _(
+                "A webhook target needs a signing secret of at least %(count)s "
                 "characters (the receiver checks the signature with it)."
-            )
+            ) % {"count": SECRET_MIN_CHARS}
         if self.kind == TargetKind.EMAIL:
             addresses = split_list(self.recipients)
             if not addresses:
-                errors["recipients"] = "An email target needs at least one address."
+                errors["recipients"] = _("An email target needs at least one address.")
             for address in addresses:
                 try:
                     validate_email(address)
                 except ValidationError:
-                    errors["recipients"] = f"{address!r} is not an email address."
+                    errors["recipients"] = _("%(address)s is not an email address.") % {
+                        "address": repr(address)
+                    }
                     break
         if errors:
             raise ValidationError(errors)
@@ -118,25 +146,44 @@ class Rule(models.Model):
     """Send these events, for incidents in these namespaces and of these severities, to
     these targets. An empty list or field means "any"."""
 
-    name = models.CharField(max_length=100)
-    enabled = models.BooleanField(default=True)
-    targets = models.ManyToManyField(Target, related_name="rules")
-    events = models.JSONField(default=list, blank=True, help_text="Empty: every event.")
-    severities = models.JSONField(default=list, blank=True, help_text="Empty: any severity.")
+    name = models.CharField(gettext_lazy("name"), max_length=100)
+    enabled = models.BooleanField(gettext_lazy("enabled"), default=True)
+    targets = models.ManyToManyField(
+        Target, related_name="rules", verbose_name=gettext_lazy("targets")
+    )
+    events = models.JSONField(
+        gettext_lazy("events"),
+        default=list,
+        blank=True,
+        help_text=gettext_lazy("Empty: every event."),
+    )
+    severities = models.JSONField(
+        gettext_lazy("severities"),
+        default=list,
+        blank=True,
+        help_text=gettext_lazy("Empty: any severity."),
+    )
     namespaces = models.CharField(
+        gettext_lazy("namespaces"),
         max_length=1000,
         blank=True,
-        help_text="Namespaces separated by commas or spaces; shell patterns such as llm-* "
-        "work. Empty: any namespace.",
+        help_text=gettext_lazy(
+            "Namespaces separated by commas or spaces; shell patterns such as llm-* "
+            "work. Empty: any namespace."
+        ),
     )
     include_drills = models.BooleanField(
-        default=False, help_text="Also notify about drill incidents (rehearsals)."
+        gettext_lazy("include drills"),
+        default=False,
+        help_text=gettext_lazy("Also notify about drill incidents (rehearsals)."),
     )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
         ordering = ["name", "id"]
+        verbose_name = gettext_lazy("rule")
+        verbose_name_plural = gettext_lazy("rules")
 
     def __str__(self) -> str:
         return self.name
@@ -144,9 +191,9 @@ class Rule(models.Model):
     def clean(self) -> None:
         known_events = {value for value, _ in RULE_EVENTS}
         if not isinstance(self.events, list) or set(self.events) - known_events:
-            raise ValidationError({"events": "Pick events from the list."})
+            raise ValidationError({"events": _("Pick events from the list.")})
         if not isinstance(self.severities, list) or set(self.severities) - set(Severity.values):
-            raise ValidationError({"severities": "Pick severities from the list."})
+            raise ValidationError({"severities": _("Pick severities from the list.")})
 
     def matches(self, *, event: str, severity: str, namespace: str, is_drill: bool) -> bool:
         if is_drill and not self.include_drills:
@@ -160,11 +207,11 @@ class Rule(models.Model):
 
 
 class DeliveryStatus(models.TextChoices):
-    PENDING = "pending", "Not queued yet"
-    QUEUED = "queued", "Queued"
-    RETRYING = "retrying", "Retrying"
-    SENT = "sent", "Sent"
-    FAILED = "failed", "Failed"
+    PENDING = "pending", gettext_lazy("Not queued yet")
+    QUEUED = "queued", gettext_lazy("Queued")
+    RETRYING = "retrying", gettext_lazy("Retrying")
+    SENT = "sent", gettext_lazy("Sent")
+    FAILED = "failed", gettext_lazy("Failed")
 
 
 class Delivery(models.Model):
@@ -200,14 +247,15 @@ class Delivery(models.Model):
 
     class Meta:
         ordering = ["-created_at", "-id"]
-        verbose_name_plural = "deliveries"
+        verbose_name = gettext_lazy("delivery")
+        verbose_name_plural = gettext_lazy("deliveries")
         constraints = [
             models.UniqueConstraint(
                 fields=["target", "event_key"], name="notification_delivery_once_per_target"
             )
         ]
         indexes = [models.Index(fields=["status", "created_at"])]
-        permissions = [("retry_delivery", "Can send a failed notification again")]
+        permissions = [("retry_delivery", gettext_lazy("Can send a failed notification again"))]
 
     def __str__(self) -> str:
         return f"#{self.pk} {self.event} → {self.target_id} ({self.status})"

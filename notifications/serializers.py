@@ -1,5 +1,6 @@
 """The deliveries API's shapes. A target is named, never its URL, recipients or secret."""
 
+from django.utils import translation
 from rest_framework import serializers
 
 from console.bounds import IdField
@@ -14,7 +15,7 @@ class TargetRefSerializer(serializers.ModelSerializer):
 
 class DeliverySerializer(serializers.ModelSerializer):
     target = TargetRefSerializer(read_only=True)
-    event_label = serializers.CharField(source="get_event_display", read_only=True)
+    event_label = serializers.SerializerMethodField()
     rule = serializers.CharField(source="rule.name", default=None, read_only=True)
     incident = serializers.IntegerField(source="incident_id", allow_null=True, read_only=True)
 
@@ -25,6 +26,11 @@ class DeliverySerializer(serializers.ModelSerializer):
             "incident", "attempts", "last_error", "created_at", "last_attempt_at", "sent_at",
         ]  # fmt: skip
         read_only_fields = fields
+
+    def get_event_label(self, delivery: Delivery) -> str:
+        # The API speaks English whatever the caller's language: machines parse it.
+        with translation.override("en"):
+            return str(delivery.get_event_display())
 
 
 class DeliveryListQuerySerializer(serializers.Serializer):

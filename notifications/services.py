@@ -101,7 +101,7 @@ def deliveries_record(*, notices: list[Notice]) -> list[int]:
         incident = incidents.get(notice.incident_id)
         if incident is None:
             continue
-        built = None
+        built: dict[str, tuple[str, dict]] = {}  # per language: targets may differ
         for rule in rules:
             if not rule.matches(
                 event=notice.event,
@@ -114,15 +114,19 @@ def deliveries_record(*, notices: list[Notice]) -> list[int]:
                 if (target.pk, notice.key) in rows:
                     continue
                 actor = actors.get(notice.actor_id) if notice.actor_id else None
-                built = built or message_build(notice, incident, actor=actor)
+                if target.language not in built:
+                    built[target.language] = message_build(
+                        notice, incident, actor=actor, language=target.language
+                    )
+                summary, body = built[target.language]
                 rows[(target.pk, notice.key)] = Delivery(
                     target=target,
                     rule=rule,
                     event=notice.event,
                     event_key=notice.key,
                     incident=incident,
-                    summary=built[0],
-                    body=built[1],
+                    summary=summary,
+                    body=body,
                     created_at=now,
                 )
     if not rows:
@@ -176,7 +180,9 @@ def delivery_test(*, target_id: int, actor: User) -> Delivery:
     notice = Notice(
         event=Event.TEST, key=f"test:{uuid.uuid4().hex}", incident_id=0, occurred_at=timezone.now()
     )
-    summary, body = message_build(notice, None, actor=actor.get_username())
+    summary, body = message_build(
+        notice, None, actor=actor.get_username(), language=target.language
+    )
     with transaction.atomic():
         delivery = Delivery.objects.create(
             target=target, event=Event.TEST, event_key=notice.key, summary=summary, body=body,

@@ -4,6 +4,7 @@ ones that failed."""
 from django.core.paginator import Paginator
 from django.shortcuts import render
 from django.urls import reverse
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
 from console.http import AuthedRequest
@@ -51,6 +52,6 @@ def delivery_retry(request: AuthedRequest, pk: int):
     return perform(
         request,
         lambda: services.delivery_retry(delivery_id=pk, actor=request.user),
-        done=f"Delivery #{pk} is queued again; its row shows the outcome.",
+        done=_("Delivery #%(id)s is queued again; its row shows the outcome.") % {"id": pk},
         back=reverse("notifications:list"),
     )
