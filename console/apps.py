@@ -17,6 +17,8 @@ class ConsoleConfig(AppConfig):
         # Run for every app's signal: it is idempotent and the app order must not matter.
         post_migrate.connect(_sync_roles, dispatch_uid="console.sync_roles")
         # Logins, logouts, failed logins and role changes go to the audit log.
-        from console import audit
+        from console import audit, preferences
 
         audit.connect()
+        # A user's saved language and time preference follow them into each new session.
+        preferences.connect()

@@ -1,10 +1,12 @@
-"""The console app's own rows: worker liveness, and sign-in (the audit log, single
-sign-on links; in their own modules, imported here so Django sees them)."""
+"""The console app's own rows: worker liveness, sign-in (the audit log, single sign-on
+links) and each user's language and time preference; in their own modules, imported here
+so Django sees them."""
 
 from django.db import models
 
 from console.audit_models import AuditEvent, AuditKind, AuditMethod
 from console.oidc_models import OidcIdentity
+from console.preferences_models import UserPreference
 
 
 class WorkerHeartbeat(models.Model):
@@ -26,4 +28,11 @@ class WorkerHeartbeat(models.Model):
         return self.hostname
 
 
-__all__ = ["AuditEvent", "AuditKind", "AuditMethod", "OidcIdentity", "WorkerHeartbeat"]
+__all__ = [
+    "AuditEvent",
+    "AuditKind",
+    "AuditMethod",
+    "OidcIdentity",
+    "UserPreference",
+    "WorkerHeartbeat",
+]

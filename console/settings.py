@@ -71,9 +71,13 @@ MIDDLEWARE = [
     "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # After sessions and auth: the viewer's saved language and time zone win over the
+    # browser's.
+    "console.viewer.ViewerMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
@@ -187,7 +191,20 @@ CONTENT_SECURITY_POLICY = {
 }
 
 # --- i18n / time ----------------------------------------------------------------------
-LANGUAGE_CODE = "en-us"
+# English and Simplified Chinese. The language follows the user's preference, else the
+# switcher's cookie, else the browser's Accept-Language (console/viewer.py); URLs stay the
+# same. The catalogue is locale/zh_Hans/LC_MESSAGES/django.po (glossary: docs/glossary.md).
+LANGUAGE_CODE = "en"
+LANGUAGES = [("en", "English"), ("zh-hans", "简体中文")]
+LOCALE_PATHS = [BASE_DIR / "locale"]
+LANGUAGE_COOKIE_NAME = "console_language"
+LANGUAGE_COOKIE_AGE = 365 * 24 * 3600
+LANGUAGE_COOKIE_SAMESITE = "Lax"
+LANGUAGE_COOKIE_SECURE = SESSION_COOKIE_SECURE
+LANGUAGE_COOKIE_HTTPONLY = True
+# Named date formats per language (STAMP_FORMAT ...) in console/formats/<locale>/.
+FORMAT_MODULE_PATH = ["console.formats"]
+# The server's zone; each viewer sees their browser's zone, or UTC when they toggle it.
 TIME_ZONE = env.str("TIME_ZONE", default="UTC")
 USE_I18N = True
 USE_TZ = True

@@ -9,6 +9,7 @@ from console import health, metrics
 from console.api_auth import ApiTokenApi
 from console.audit_views import audit_list
 from console.oidc_views import ConsoleLoginView, OidcAuthenticateView, OidcCallbackView
+from console.preferences_views import language_set, utc_set
 from incidents.webhook import alertmanager_webhook
 
 urlpatterns = [
@@ -22,6 +23,8 @@ urlpatterns = [
     path("oidc/authenticate/", OidcAuthenticateView.as_view(), name="oidc_authentication_init"),
     path("oidc/callback/", OidcCallbackView.as_view(), name="oidc_authentication_callback"),
     path("audit/", audit_list, name="audit"),
+    path("preferences/language/", language_set, name="preference-language"),
+    path("preferences/utc/", utc_set, name="preference-utc"),
     path("admin/", admin.site.urls),
     path("api/v1/alerts/alertmanager", alertmanager_webhook, name="alertmanager-webhook"),
     path("api/v1/auth/token/", ApiTokenApi.as_view(), name="api-token"),

@@ -15,9 +15,10 @@
     if (!failedAt) failedAt = new Date();
     document.body.classList.add("stale");
     if (banner) {
-      banner.textContent = "Live refresh failing since " + failedAt.toLocaleTimeString() +
-        "; retrying every " + (document.body.dataset.liveRefresh || "few") +
-        " s. What you see may be out of date.";
+      // The words come from the page, in the viewer's language (base.html).
+      banner.textContent = (banner.dataset.text || "")
+        .replace("{time}", failedAt.toLocaleTimeString(document.documentElement.lang || undefined))
+        .replace("{seconds}", document.body.dataset.liveRefresh || "?");
       banner.hidden = false;
     }
   }
@@ -45,3 +46,15 @@ document.addEventListener("click", function (evt) {
   var container = document.getElementById(button.getAttribute("data-dialog-close"));
   if (container) container.innerHTML = "";
 });
+
+/* The browser's time zone, for the server to show times in (console/viewer.py). Set on
+   every page so a laptop that travels follows; IANA names need no escaping. */
+(function () {
+  "use strict";
+  var zone;
+  try { zone = Intl.DateTimeFormat().resolvedOptions().timeZone; } catch (e) { return; }
+  if (!zone || /[^A-Za-z0-9_+\-\/]/.test(zone)) return;
+  if (document.cookie.split("; ").indexOf("console_tz=" + zone) !== -1) return;
+  document.cookie = "console_tz=" + zone + "; path=/; max-age=31536000; SameSite=Lax" +
+    (location.protocol === "https:" ? "; Secure" : "");
+})();
