@@ -3,6 +3,11 @@
 Files starting with `_` are not runbooks: `_categories.yaml` defines the six failure
 categories. A broken file raises `CatalogError` naming the file and the field (see
 `runbooks.parsing`), and fails `manage.py check` (`runbooks.checks`).
+
+Every non-English language of `settings.LANGUAGES` has the text fields translated in a
+subdirectory (`zh-Hans/`, see `runbooks.translations`). Each language's runbooks are
+built once at load time; `get`, `all`, `for_alert`, `runbooks` and `categories` answer in
+the active language (`translation.get_language()`), English when it has no translation.
 """
 
 from __future__ import annotations
@@ -14,6 +19,9 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from django.utils.translation import get_language
+
+from runbooks import translations
 from runbooks.fields import Fields
 from runbooks.parsing import (
     bracket_problem,
@@ -26,6 +34,7 @@ from runbooks.schema import CatalogError, Category, Runbook
 __all__ = [
     "Catalog",
     "CatalogError",
+    "Edition",
     "bracket_problem",
     "load_catalog",
     "parse_runbook",
@@ -33,12 +42,14 @@ __all__ = [
 ]
 
 DEFAULT_DIR = Path(__file__).resolve().parent / "catalog"
-CATEGORIES_FILE = "_categories.yaml"
+CATEGORIES_FILE = translations.CATEGORIES_FILE
 
 
 @dataclass(frozen=True)
-class Catalog:
-    directory: Path
+class Edition:
+    """The catalogue in one language."""
+
+    language: str
     runbooks: Mapping[str, Runbook]
     categories: Mapping[str, Category]
     _by_alert: Mapping[str, str]
@@ -54,6 +65,39 @@ class Catalog:
         return self.runbooks[slug] if slug else None
 
 
+@dataclass(frozen=True)
+class Catalog:
+    directory: Path
+    english: Edition
+    editions: Mapping[str, Edition]  # by lower-case language code, English included
+
+    def edition(self, language: str | None = None) -> Edition:
+        """The catalogue in `language` (default: the active one); English when that
+        language has no translation. A dict lookup: this is on the webhook's hot path."""
+        if language is None:
+            if len(self.editions) == 1:  # nothing translated: no need to ask Django
+                return self.english
+            language = get_language()
+        return self.editions.get((language or "").lower(), self.english)
+
+    @property
+    def runbooks(self) -> Mapping[str, Runbook]:
+        return self.edition().runbooks
+
+    @property
+    def categories(self) -> Mapping[str, Category]:
+        return self.edition().categories
+
+    def get(self, slug: str) -> Runbook | None:
+        return self.edition().get(slug)
+
+    def all(self) -> tuple[Runbook, ...]:
+        return self.edition().all()
+
+    def for_alert(self, alertname: str) -> Runbook | None:
+        return self.edition().for_alert(alertname)
+
+
 def default_dir() -> Path:
     """`settings.RUNBOOKS_CATALOG_DIR` when set (tests point it at a broken copy)."""
     from django.conf import settings
@@ -65,21 +109,31 @@ def default_dir() -> Path:
 
 def load_catalog(path: str | Path | None = None) -> Catalog:
     """The catalogue in `path` (default: `default_dir()`), parsed once per directory
-    content: editing a file is picked up on the next call without a restart."""
+    content: editing a file, a translation included, is picked up on the next call
+    without a restart."""
     directory = Path(path) if path is not None else default_dir()
     directory = directory.resolve()
+    languages = translations.languages()
     try:
+        files = sorted([*directory.glob("*.yaml"), *directory.glob("*/*.yaml")])
         signature = tuple(
-            (p.name, p.stat().st_mtime_ns, p.stat().st_size)
-            for p in sorted(directory.glob("*.yaml"))
+            (str(p.relative_to(directory)), p.stat().st_mtime_ns, p.stat().st_size) for p in files
         )
     except OSError as exc:
         raise CatalogError(f"{display_path(directory)}: cannot read the catalogue: {exc}") from exc
-    return _load(directory, signature)
+    return _load(directory, languages, signature)
 
 
 @functools.lru_cache(maxsize=8)
-def _load(directory: Path, signature: tuple) -> Catalog:
+def _load(directory: Path, languages: tuple[str, ...], signature: tuple) -> Catalog:
+    english = _english(directory)
+    editions = {translations.SOURCE_LANGUAGE: english}
+    for language in languages:
+        editions[language] = _translated(directory, language, english)
+    return Catalog(directory, english, MappingProxyType(editions))
+
+
+def _english(directory: Path) -> Edition:
     if not directory.is_dir():
         raise CatalogError(f"{display_path(directory)}: not a directory")
     cat_path = directory / CATEGORIES_FILE
@@ -101,19 +155,51 @@ def _load(directory: Path, signature: tuple) -> Catalog:
                 raise f.error(f"alerts[{i}]", f"{alert} is already answered by {by_alert[alert]}")
             by_alert[alert] = rb.slug
         runbooks[rb.slug] = rb
-    return Catalog(
-        directory,
+    return Edition(
+        translations.SOURCE_LANGUAGE,
         MappingProxyType(runbooks),
         MappingProxyType(categories),
         MappingProxyType(by_alert),
     )
 
 
+def _translated(directory: Path, language: str, english: Edition) -> Edition:
+    """`english` with the text fields of `language`'s directory: every runbook and the
+    categories must be translated there, and nothing else may be."""
+    lang_dir = directory / translations.directory_name(language)
+    if not lang_dir.is_dir():
+        raise CatalogError(
+            f"{display_path(lang_dir)}: missing (settings.LANGUAGES has {language!r}; "
+            "it holds the runbooks' translations)"
+        )
+    for file in sorted(lang_dir.glob("*.yaml")):
+        if file.name != CATEGORIES_FILE and file.stem not in english.runbooks:
+            raise CatalogError(f"{display_path(file)}: no runbook {file.stem}.yaml to translate")
+    needed = [CATEGORIES_FILE, *(f"{slug}.yaml" for slug in english.runbooks)]
+    for name in needed:
+        if not (lang_dir / name).is_file():
+            raise CatalogError(f"{display_path(lang_dir / name)}: missing (every runbook and "
+                               f"{CATEGORIES_FILE} need a translation)")  # fmt: skip
+    categories = translations.translate_categories(
+        dict(english.categories), lang_dir / CATEGORIES_FILE
+    )
+    runbooks = {
+        slug: translations.translate_runbook(rb, lang_dir / f"{slug}.yaml")
+        for slug, rb in english.runbooks.items()
+    }
+    return Edition(
+        language,
+        MappingProxyType(runbooks),
+        MappingProxyType(categories),
+        english._by_alert,  # alert names are shared
+    )
+
+
 def runbook_for_labels(labels: Mapping[str, Any], catalog: Catalog | None = None) -> Runbook | None:
     """The runbook for an alert: its `runbook` label when that names a catalogue entry,
     else the runbook that lists its `alertname`."""
-    catalog = catalog or load_catalog()
+    edition = (catalog or load_catalog()).edition()  # the active language, looked up once
     slug = str(labels.get("runbook") or "")
-    if slug and catalog.get(slug):
-        return catalog.get(slug)
-    return catalog.for_alert(str(labels.get("alertname") or ""))
+    if slug and (found := edition.get(slug)):
+        return found
+    return edition.for_alert(str(labels.get("alertname") or ""))

@@ -47,7 +47,7 @@ def display_path(path: Path) -> str:
         return str(path)
 
 
-def _read_yaml(file: Path) -> Any:
+def read_yaml(file: Path) -> Any:
     try:
         return yaml.safe_load(file.read_text(encoding="utf-8"))
     except yaml.YAMLError as exc:
@@ -58,7 +58,7 @@ def _read_yaml(file: Path) -> Any:
 
 def parse_categories(file: Path) -> dict[str, Category]:
     f = Fields(display_path(file))
-    doc = f.mapping(_read_yaml(file), "", required=("categories",))
+    doc = f.mapping(read_yaml(file), "", required=("categories",))
     out: dict[str, Category] = {}
     for i, item in enumerate(f.seq(doc["categories"], "categories")):
         p = f"categories[{i}]"
@@ -86,7 +86,7 @@ RUNBOOK_KEYS = (
 
 def parse_runbook(file: Path) -> Runbook:
     f = Fields(display_path(file))
-    d = f.mapping(_read_yaml(file), "", required=RUNBOOK_KEYS, optional=("guard",))
+    d = f.mapping(read_yaml(file), "", required=RUNBOOK_KEYS, optional=("guard",))
     slug = f.text(d["slug"], "slug")
     if not is_runbook_slug(slug):
         raise f.error("slug", f"expected a runbook name ({RUNBOOK_SLUG_RULE}); got {slug!r}")
