@@ -1,4 +1,6 @@
-"""`manage.py check` (and so CI and every deploy) fails on a broken runbook catalogue."""
+"""`manage.py check` (and so CI and every deploy) fails on a broken runbook catalogue,
+translations included: every language of `settings.LANGUAGES` other than English needs
+every runbook's text fields (`runbooks.translations`)."""
 
 from django.core.checks import Error, register
 
@@ -14,7 +16,10 @@ def runbook_catalog_check(app_configs=None, **kwargs):
         return [
             Error(
                 str(exc),
-                hint=f"Fix the runbook catalogue in {default_dir()} (see runbooks/schema.py).",
+                hint=(
+                    f"Fix the runbook catalogue in {default_dir()} (see runbooks/schema.py; "
+                    "translations: runbooks/translations.py)."
+                ),
                 id="runbooks.E001",
             )
         ]
