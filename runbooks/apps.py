@@ -1,9 +1,10 @@
 from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
 
 
 class RunbooksConfig(AppConfig):
     name = "runbooks"
-    verbose_name = "Runbooks"
+    verbose_name = _("Runbooks")
 
     def ready(self) -> None:
         from celery.signals import worker_ready

@@ -14,6 +14,7 @@ from functools import partial
 from typing import Any
 
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from incidents.models import Incident
 from runbooks import prometheus
@@ -120,7 +121,9 @@ def _chart(signal: Signal, labels: dict[str, Any], window, down: list[str]) -> C
     needs = missing(signal.promql, labels)
     base = partial(Chart, signal.id, signal.title, signal.unit)
     if needs:
-        return base(promql=signal.promql, message="needs label " + ", ".join(needs))
+        return base(
+            promql=signal.promql, message=_("needs label %(labels)s") % {"labels": ", ".join(needs)}
+        )
     promql = fill_promql(signal.promql, labels)
     if down:
         return base(promql=promql, message=down[0])
@@ -133,7 +136,7 @@ def _chart(signal: Signal, labels: dict[str, Any], window, down: list[str]) -> C
             down.append(exc.message)
         return base(promql=promql, message=exc.message)
     series = _series(data or {}, signal.title)
-    message = "" if any(s["x"] for s in series) else "the query returned no data"
+    message = "" if any(s["x"] for s in series) else _("the query returned no data")
     return base(promql=promql, series=series, message=message)
 
 
@@ -142,11 +145,12 @@ def incident_charts(*, incident: Incident, tail: timedelta = timedelta(0)) -> In
     runbook = incident_runbook(incident, alerts)
     labels = incident_labels(incident, alerts)
     start, end, step = incident_window(incident, tail=tail)
-    marks = {"triggered": _utc(incident.triggered_at)}
+    # The marks' names are drawn on the charts as they are: in the viewer's language.
+    marks = {_("triggered"): _utc(incident.triggered_at)}
     if incident.started_at:
-        marks["impact start"] = _utc(incident.started_at)
+        marks[_("impact start")] = _utc(incident.started_at)
     if incident.resolved_at:
-        marks["resolved"] = _utc(incident.resolved_at)
+        marks[_("resolved")] = _utc(incident.resolved_at)
     result = IncidentCharts(
         runbook=runbook, labels=labels, start=start, end=end, step=step, marks=marks,
         prometheus_url=prometheus.base_url(),

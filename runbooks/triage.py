@@ -23,6 +23,7 @@ from runbooks.placeholders import fill_promql, missing
 from runbooks.schema import Check, Runbook
 
 TRIAGE_STATES = ("firing", "ok", "no_data", "error", "needs_label")
+NO_DATA = "the query returned no data"  # English for the API; the page translates it
 
 
 @dataclass(frozen=True)
@@ -36,6 +37,7 @@ class CheckResult:
     threshold: float
     unit: str
     message: str
+    needs: tuple[str, ...] = ()  # the labels a "needs_label" check lacks (the page says so)
 
 
 @dataclass(frozen=True)
@@ -81,16 +83,22 @@ def incident_labels(incident: Incident, alerts: list) -> dict[str, Any]:
 
 
 def _run_check(check: Check, labels: Mapping[str, Any], down: list[str]) -> CheckResult:
-    def result(state: str, value: float | None = None, message: str = "", promql: str = ""):
+    def result(
+        state: str,
+        value: float | None = None,
+        message: str = "",
+        promql: str = "",
+        needs: tuple[str, ...] = (),
+    ):
         return CheckResult(
             id=check.id, question=check.question, promql=promql or check.promql,
             value=value, state=state, comparator=check.comparator,
-            threshold=check.threshold, unit=check.unit, message=message,
+            threshold=check.threshold, unit=check.unit, message=message, needs=needs,
         )  # fmt: skip
 
     needs = missing(check.promql, labels)
     if needs:
-        return result("needs_label", message="needs label " + ", ".join(needs))
+        return result("needs_label", message="needs label " + ", ".join(needs), needs=tuple(needs))
     promql = fill_promql(check.promql, labels)
     if down:
         return result("error", message=down[0], promql=promql)
@@ -105,7 +113,7 @@ def _run_check(check: Check, labels: Mapping[str, Any], down: list[str]) -> Chec
         value = None
     state = check.state_for(value)
     if state == "no_data" and not note:
-        note = "the query returned no data"
+        note = NO_DATA
     return result(state, value=value, message=note, promql=promql)
 
 

@@ -17,7 +17,9 @@ from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
-from django.utils import dateformat, timezone
+from django.utils import dateformat, formats, timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, pgettext
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import trigger_client_event
 
@@ -36,7 +38,7 @@ from runbooks.permissions import RESPOND
 from runbooks.placeholders import fill_command, fill_params, missing
 from runbooks.schema import Condition, Runbook
 from runbooks.timeline_kinds import RUNBOOK_STEP
-from runbooks.triage import incident_alerts_firing_first, incident_labels, incident_triage
+from runbooks.triage import NO_DATA, incident_alerts_firing_first, incident_labels, incident_triage
 
 
 @dataclass(frozen=True)
@@ -47,8 +49,17 @@ class StepView:
     done: bool = False
 
 
+# The stepper's names as the page shows them; the timeline keeps services' English words.
+STEP_NAMES = {
+    "symptom": gettext_lazy("Symptom"),
+    "triage": gettext_lazy("Triage"),
+    "root_cause": gettext_lazy("Root cause"),
+    "fix": gettext_lazy("Fix"),
+    "long_term": gettext_lazy("Long-term"),
+}
+
 STEPS = tuple(
-    StepView(anchor=key.replace("_", "-"), key=key, name=name)
+    StepView(anchor=key.replace("_", "-"), key=key, name=STEP_NAMES.get(key, name))
     for key, name in services.RUNBOOK_STEPS.items()
 )
 
@@ -57,17 +68,20 @@ STEPS = tuple(
 def condition_words(cond: Condition | None) -> str:
     """A branch's condition in words: check ids joined with and/or/not."""
     if cond is None:
-        return "otherwise (none of the branches above matched)"
+        return _("otherwise (none of the branches above matched)")
+    both = pgettext("decision tree condition", "and")
+    either = pgettext("decision tree condition", "or")
+    joiners = {"all": f" {both} ", "any": f" {either} "}
 
     def words(c: Condition, top: bool) -> str:
         if c.op == "check":
-            return f"{c.check} is firing"
+            return _("%(check)s is firing") % {"check": c.check}
         if c.op == "not":
             inner = c.args[0]
             if inner.op == "check":
-                return f"{inner.check} is not firing"
-            return f"not ({words(inner, False)})"
-        text = f" {'and' if c.op == 'all' else 'or'} ".join(words(a, False) for a in c.args)
+                return _("%(check)s is not firing") % {"check": inner.check}
+            return _("not (%(condition)s)") % {"condition": words(inner, False)}
+        text = joiners.get(c.op, joiners["any"]).join(words(a, False) for a in c.args)
         return text if top else f"({text})"
 
     return words(cond, True)
@@ -193,6 +207,7 @@ def _triage_context(request: AuthedRequest, incident: Incident) -> dict[str, Any
         # The stored result the worker posted; a poll that sees another branch asks for a
         # new one.
         "auto_triage": auto_triage_seen(incident=incident, result=result),
+        "no_data_note": NO_DATA,  # the page says it in the viewer's language
     }
     if runbook is not None:
         labels = incident_labels(incident, alerts)
@@ -281,7 +296,7 @@ def incident_runbook_change(request: AuthedRequest, pk: int):
     def call():
         services.runbook_change(incident_id=pk, actor=request.user, slug=slug)
 
-    return _act(request, pk, call, f"Runbook set to {slug}.")
+    return _act(request, pk, call, _("Runbook set to %(slug)s.") % {"slug": slug})
 
 
 @require_POST
@@ -290,7 +305,7 @@ def incident_diagnosis_confirm(request: AuthedRequest, pk: int):
     def call():
         services.diagnosis_confirm(incident_id=pk, actor=request.user)
 
-    return _act(request, pk, call, "Diagnosis confirmed on the timeline.")
+    return _act(request, pk, call, _("Diagnosis confirmed on the timeline."))
 
 
 @require_POST
@@ -299,8 +314,8 @@ def incident_step_check(request: AuthedRequest, pk: int, step: str):
     def call():
         services.runbook_step_check(incident_id=pk, actor=request.user, step=step)
 
-    name = services.RUNBOOK_STEPS.get(step, step)
-    return _act(request, pk, call, f"Runbook step done: {name}.")
+    name = STEP_NAMES.get(step, step)
+    return _act(request, pk, call, _("Runbook step done: %(step)s.") % {"step": name})
 
 
 @require_GET
@@ -315,15 +330,30 @@ def incident_signals_partial(request: AuthedRequest, pk: int):
     if request.GET.get("format") == "json":
         # The live refresh (static/js/charts.js): new data for plots already on the page,
         # redrawn in place with Plotly.react, so nothing flickers or loses its zoom.
-        start = timezone.localtime(charts.start)
-        end = timezone.localtime(charts.end)
+        # Not the public API: the page's own data, in the page's language.
         return JsonResponse(
             {
-                "range": f"{dateformat.format(start, 'M j, H:i')} → "
-                f"{dateformat.format(end, 'M j, H:i T')} · step {charts.step} s",
+                "range": _signals_range(charts),
                 "prometheus_error": charts.prometheus_error,
                 "charts": {i["dom_id"]: i["data"] for i in items},
             }
         )
-    context = {"incident": incident, "charts": charts, "items": items}
+    context = {
+        "incident": incident,
+        "charts": charts,
+        "items": items,
+        "signals_range": _signals_range(charts),
+    }
     return render(request, "runbooks/_signals.html", context)
+
+
+def _signals_range(charts) -> str:
+    """The charts' window and step, as the header and its live refresh print it."""
+    start = timezone.localtime(charts.start)
+    end = timezone.localtime(charts.end)
+    stamp = formats.get_format("STAMP_MINUTE_FORMAT")
+    return _("%(start)s → %(end)s · step %(step)s s") % {
+        "start": dateformat.format(start, stamp),
+        "end": f"{dateformat.format(end, stamp)} {dateformat.format(end, 'T')}",
+        "step": charts.step,
+    }

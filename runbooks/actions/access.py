@@ -8,6 +8,7 @@ import logging
 from dataclasses import dataclass
 
 from django.core.cache import cache
+from django.utils.translation import gettext, ngettext
 
 from runbooks.actions.kinds import ActionError
 
@@ -19,8 +20,32 @@ CACHE_SECONDS = 60
 @dataclass(frozen=True)
 class Access:
     ok: bool
-    message: str
+    message: str  # English, for the worker's log
     missing: tuple[str, ...] = ()
+    # What went wrong, so a page can say it in its viewer's language: "unreachable" (with
+    # `detail`, Kubernetes' own words), "missing" (see `missing`), or "" when ok.
+    problem: str = ""
+    detail: str = ""
+
+    @property
+    def shown(self) -> str:
+        """`message` in the viewer's language (the cached result is shared by all)."""
+        if self.problem == "unreachable":
+            return gettext("The console cannot reach Kubernetes: %(detail)s") % {
+                "detail": self.detail
+            }
+        if self.problem == "missing":
+            count = len(self.missing)
+            return ngettext(
+                "The console's Kubernetes credentials lack %(count)s permission the actions "
+                "need; grant it with deploy/k8s/rbac.yaml.",
+                "The console's Kubernetes credentials lack %(count)s permissions the actions "
+                "need; grant them with deploy/k8s/rbac.yaml.",
+                count,
+            ) % {"count": count}
+        if self.ok:
+            return gettext("Kubernetes reachable; every permission the actions need is granted.")
+        return self.message
 
 
 def kubernetes_access_check() -> Access:
@@ -29,13 +54,19 @@ def kubernetes_access_check() -> Access:
     try:
         missing = missing_permissions()
     except ActionError as exc:
-        return Access(False, f"The console cannot reach Kubernetes: {exc.message}")
+        return Access(
+            False,
+            f"The console cannot reach Kubernetes: {exc.message}",
+            problem="unreachable",
+            detail=exc.message,
+        )
     if missing:
         return Access(
             False,
             f"The console's Kubernetes credentials lack {len(missing)} permission(s) the "
             "actions need; grant them with deploy/k8s/rbac.yaml.",
             tuple(missing),
+            problem="missing",
         )
     return Access(True, "Kubernetes reachable; every permission the actions need is granted.")
 

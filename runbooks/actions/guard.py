@@ -15,6 +15,8 @@ import math
 from datetime import datetime
 from typing import Any
 
+from django.utils.translation import gettext as _
+
 from runbooks import prometheus
 from runbooks.placeholders import fill_promql, missing
 from runbooks.schema import COMPARATORS, Guard, GuardSignal
@@ -60,9 +62,32 @@ def threshold_text(spec: dict) -> str:
     return f"{spec['comparator']} {spec['threshold']:g}"
 
 
+def threshold_shown(spec: dict) -> str:
+    """threshold_text in the viewer's language, for the card (the timeline and the API
+    keep the English words)."""
+    if spec["type"] == "availability":
+        return _("burn rate above %(burn)sx of a %(slo)s SLO") % {
+            "burn": f"{spec['max_burn']:g}",
+            "slo": f"{spec['slo']:.2%}",
+        }
+    if spec["type"] == "latency":
+        values = {
+            "ratio": f"{spec['max_ratio']:g}",
+            "floor": f"{spec['min_value']:g}" if spec["min_value"] else "",
+            "unit": spec["unit"],
+        }
+        if spec["min_value"]:
+            return (
+                _("above %(ratio)sx the value before the change and above %(floor)s %(unit)s")
+                % values
+            )
+        return _("above %(ratio)sx the value before the change") % values
+    return f"{spec['comparator']} {spec['threshold']:g}"
+
+
 def guard_signal_rows(watch) -> list[dict]:
     """A watch's signals with their thresholds in words (the card's table)."""
-    return [{**s, "threshold": threshold_text(s)} for s in watch.signals]
+    return [{**s, "threshold": threshold_shown(s)} for s in watch.signals]
 
 
 def _num(value: float | None) -> str:

@@ -4,20 +4,21 @@ signals, with its live verdict and what was done about a breach."""
 from __future__ import annotations
 
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 
 class GuardVerdict(models.TextChoices):
-    WATCHING = "watching", "Watching"
-    PASSED = "passed", "Passed"
-    BREACHED = "breached", "Breached"
+    WATCHING = "watching", _("Watching")
+    PASSED = "passed", _("Passed")
+    BREACHED = "breached", _("Breached")
     # Prometheus could not be asked (or had no data) for part of the window: never an undo.
-    UNKNOWN = "unknown", "Unknown"
+    UNKNOWN = "unknown", _("Unknown")
 
 
 class GuardOutcome(models.TextChoices):
-    NONE = "", "None"
-    UNDO_REQUESTED = "undo_requested", "Undo requested"
-    PAGED = "paged", "Commander paged"
+    NONE = "", _("None")
+    UNDO_REQUESTED = "undo_requested", _("Undo requested")
+    PAGED = "paged", _("Commander paged")
 
 
 class GuardWatch(models.Model):

@@ -7,18 +7,19 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
 
 from console.append_only import AppendOnlyModel
 
 
 class ActionRunStatus(models.TextChoices):
-    AWAITING_APPROVAL = "awaiting_approval", "Awaiting approval"
-    QUEUED = "queued", "Queued"
-    RUNNING = "running", "Running"
-    SUCCEEDED = "succeeded", "Succeeded"
-    FAILED = "failed", "Failed"
-    CANCELLED = "cancelled", "Cancelled"
-    REJECTED = "rejected", "Rejected"
+    AWAITING_APPROVAL = "awaiting_approval", _("Awaiting approval")
+    QUEUED = "queued", _("Queued")
+    RUNNING = "running", _("Running")
+    SUCCEEDED = "succeeded", _("Succeeded")
+    FAILED = "failed", _("Failed")
+    CANCELLED = "cancelled", _("Cancelled")
+    REJECTED = "rejected", _("Rejected")
 
 
 ACTIVE_STATUSES = (

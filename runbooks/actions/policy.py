@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.contrib.auth.models import User
+from django.utils.translation import gettext_noop
 
 from runbooks.actions.concerns import open_incidents_about
 from runbooks.permissions import APPROVE_ACTION
@@ -65,16 +66,21 @@ def approval_required(
 
 
 def can_decide(actor: User, run) -> tuple[bool, str]:
-    """Whether `actor` may approve or reject `run`, and if not, why (shown to them)."""
+    """Whether `actor` may approve or reject `run`, and if not, why (shown to them). The
+    reason is English (the API says it); the card translates it."""
     if actor is None or not actor.is_authenticated:
-        return False, "Sign in to approve."
+        return False, gettext_noop("Sign in to approve.")
     if run.requested_by_id == actor.pk:
         return (
             False,
-            "You requested this run; someone else with the commander role must approve it.",
+            gettext_noop(
+                "You requested this run; someone else with the commander role must approve it."
+            ),
         )
     if not actor.has_perm(APPROVE_ACTION):
-        return False, "Waiting for a commander to approve: your role cannot approve runs."
+        return False, gettext_noop(
+            "Waiting for a commander to approve: your role cannot approve runs."
+        )
     return True, ""
 
 

@@ -82,7 +82,7 @@ def busy_run(target: str) -> ActionRun | None:
 def busy_message(run: ActionRun) -> str:
     return (
         f"{run.target} already has an active run: #{run.pk} {run.kind}, "
-        f"{run.get_status_display().lower()}, requested by {run.requested_by.get_username()}. "
+        f"{run.status.replace('_', ' ')}, requested by {run.requested_by.get_username()}. "
         "Wait for it to finish, or cancel it, before asking for another change."
     )
 

@@ -252,7 +252,7 @@ def action_run_undo(*, run_id: int, actor: User, idempotency_key: str) -> Action
         raise DomainError(f"Action run #{run_id} does not exist.", code="not_found")
     if run.status != ActionRunStatus.SUCCEEDED or not run.before:
         raise DomainError(
-            f"Run #{run.pk} is {run.get_status_display().lower()}; only a run that succeeded "
+            f"Run #{run.pk} is {run.status.replace('_', ' ')}; only a run that succeeded "
             "can be undone.",
             code="invalid_state",
         )

@@ -31,7 +31,8 @@ ALLOWED: dict[tuple[str, str], str] = {
 
 
 def _label(status: str) -> str:
-    return S(status).label.lower()
+    # The value in words, not the (translated) label: this message reaches the API.
+    return S(status).value.replace("_", " ")
 
 
 def check_move(run: ActionRun, to: str, *, hint: str = "") -> None:

@@ -13,6 +13,7 @@ from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import reswap, trigger_client_event
 from django_htmx.http import retarget as retarget_to
@@ -54,7 +55,7 @@ def _card_context(request: AuthedRequest, run) -> dict:
         "guard_polls": bool(guard and (guard.is_watching or not guard.outcome)),
         "guard_poll_seconds": GUARD_POLL_SECONDS,
         "can_decide": can_decide and run.status == ActionRunStatus.AWAITING_APPROVAL,
-        "decide_why": decide_why,
+        "decide_why": _(decide_why) if decide_why else "",  # marked in policy.can_decide
         "can_cancel": policy.can_cancel(request.user, run)
         and run.status in (ActionRunStatus.AWAITING_APPROVAL, ActionRunStatus.QUEUED),
         "can_undo": request.user.has_perm(REQUEST_ACTION)
@@ -263,7 +264,11 @@ def action_list(request: AuthedRequest):
         "filters": filters,
         "page": page,
         "kinds": KIND_CHOICES,
-        "statuses": [("", "All"), ("active", "Active"), *ActionRunStatus.choices],
+        "statuses": [
+            ("", _("All")),
+            ("active", _("Active")),
+            *ActionRunStatus.choices,
+        ],
         "query": request.GET.urlencode(),
         "access": access.kubernetes_access(),
     }

@@ -6,6 +6,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
 
 from console.append_only import AppendOnlyModel
 
@@ -48,11 +49,11 @@ class DrillPlan(models.Model):
 
 
 class DrillRunStatus(models.TextChoices):
-    STARTING = "starting", "Starting"
-    RUNNING = "running", "Running"
-    STOPPING = "stopping", "Stopping"
-    FINISHED = "finished", "Finished"
-    FAILED = "failed", "Could not run"
+    STARTING = "starting", _("Starting")
+    RUNNING = "running", _("Running")
+    STOPPING = "stopping", _("Stopping")
+    FINISHED = "finished", _("Finished")
+    FAILED = "failed", _("Could not run")
 
 
 ACTIVE_DRILL_STATUSES = (

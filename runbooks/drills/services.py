@@ -8,7 +8,7 @@ from typing import Any
 
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
-from django.utils import timezone
+from django.utils import timezone, translation
 
 from console.errors import DomainError
 from console.permissions import require
@@ -203,7 +203,9 @@ def drill_stop(*, run_id: int, actor: User, reason: str = "") -> DrillRun:
     if run is None:
         raise DomainError(f"Drill run #{run_id} does not exist.", code="not_found")
     if not run.is_active:
-        raise DomainError(f"Drill run #{run.pk} is already {run.get_status_display().lower()}.")
+        with translation.override("en"):  # the message reaches the API: English
+            status = run.get_status_display().lower()
+        raise DomainError(f"Drill run #{run.pk} is already {status}.")
     if run.status == DrillRunStatus.STOPPING:
         return run
     reason = (reason or "").strip()[:200]

@@ -8,6 +8,7 @@ from django.core.exceptions import PermissionDenied
 from django.http import Http404
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from console.errors import DomainError
@@ -43,7 +44,7 @@ def drill_list(request: AuthedRequest):
         initial = {"runbook": request.GET.get("runbook", ""), "fault": request.GET.get("runbook")}
         return _list_page(request, DrillPlanForm(initial=initial))
     if not _can_run(request):
-        return forbidden(request, "Your role does not allow you to plan drills.")
+        return forbidden(request, _("Your role does not allow you to plan drills."))
     form = DrillPlanForm(request.POST)
     if not form.is_valid():
         return _list_page(request, form, status=400)
@@ -55,7 +56,7 @@ def drill_list(request: AuthedRequest):
         form.add_error(None, str(exc))
         unavailable = isinstance(exc, DomainError) and exc.code == "unavailable"
         return _list_page(request, form, status=409 if unavailable else 400)
-    messages.success(request, f"Planned: {plan.title}.")
+    messages.success(request, _("Planned: %(title)s.") % {"title": plan.title})
     return redirect("runbooks:drill-plan", plan_id=plan.pk)
 
 
@@ -87,7 +88,33 @@ def _run_context(request: AuthedRequest, run_id: int) -> dict:
     run = selectors.drill_run_get(run_id=run_id)
     if run is None:
         raise Http404(f"Drill run #{run_id} does not exist.")
-    return {"run": run, "can_run": _can_run(request), "poll_seconds": POLL_SECONDS}
+    return {
+        "run": run,
+        "criteria": _criteria_shown(run),
+        "can_run": _can_run(request),
+        "poll_seconds": POLL_SECONDS,
+    }
+
+
+def _criteria_shown(run) -> list[dict]:
+    """The scorecard's criteria with their titles in the viewer's language. The stored
+    scorecard (and the API) keep the English titles and evidence."""
+    plan = run.plan_snapshot or {}
+    titles = {
+        "detected": _("An alert opened the incident within %(seconds)s s")
+        % {"seconds": plan.get("detect_within_seconds")},
+        "acknowledged": _("Acknowledged within %(seconds)s s")
+        % {"seconds": plan.get("acknowledge_within_seconds")},
+        "runbook": _("The incident carries runbook %(runbook)s") % {"runbook": plan.get("runbook")},
+        "branch": _("Diagnosis confirmed on branch %(branch)s")
+        % {"branch": plan.get("expected_branch") or _("(any of the runbook)")},
+        "fix_applied": _("A recommended fix ran and succeeded"),
+        "recovered": _("Recovered (alert resolved) within %(seconds)s s")
+        % {"seconds": plan.get("recover_within_seconds")},
+        "no_undo": _("No action needed undoing"),
+    }
+    criteria = (run.scorecard or {}).get("criteria") or []
+    return [{**c, "title": titles.get(c.get("id"), c.get("title", ""))} for c in criteria]
 
 
 @require_GET
