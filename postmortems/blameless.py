@@ -6,6 +6,12 @@ per language; this module only turns them into regular expressions and findings.
 
 Pure functions, no database: callers pass the names to look for (`people`), typically every
 user's username and full name plus anyone named in the incident.
+
+Which list: by default a text is checked against every list whose script it contains, so a
+Chinese postmortem gets the Chinese list, an English one the English list, and a mixed one
+(Chinese prose quoting English, "Bob 忘了扩容", "rollout 时 alice forgot the flag") both. A
+list cannot match a script it does not contain, so this only skips useless work; the
+messages come out in the viewer's language (the active one), not the text's.
 """
 
 import re
@@ -21,6 +27,9 @@ __all__ = ["LANGUAGES", "Finding", "blameless_check", "blameless_check_fields"]
 # "non-negligent" are not flagged, and "bob" in "jim-bob" is not a person.
 _START = r"(?<![\w-])"
 _END = r"(?![\w-])"
+# In an unspaced language a name ends where Latin letters and digits do: "alice忘了" is alice.
+_LATIN_START = r"(?<![A-Za-z0-9_@.-])"
+_LATIN_END = r"(?![A-Za-z0-9_-])"
 
 
 @dataclass(frozen=True)
@@ -41,13 +50,24 @@ def _alternation(fragments: Iterable[str]) -> str:
 @cache
 def _phrase_patterns(code: str) -> tuple[tuple[Rule, re.Pattern[str]], ...]:
     language = load(code)
+    start, end = (_START, _END) if language.spaced else ("", "")
     return tuple(
-        (rule, re.compile(f"{_START}(?:{_alternation(rule.patterns)}){_END}", re.IGNORECASE))
+        (rule, re.compile(f"{start}(?:{_alternation(rule.patterns)}){end}", re.IGNORECASE))
         for rule in language.rules
     )
 
 
-def _person_alternation(people: tuple[str, ...]) -> str:
+@cache
+def _script(code: str) -> re.Pattern[str]:
+    return re.compile(load(code).script)
+
+
+def _languages_for(text: str) -> list[str]:
+    """The lists whose script appears in `text` (see the module docstring)."""
+    return [code for code in LANGUAGES if _script(code).search(text)]
+
+
+def _person_alternation(people: tuple[str, ...], *, spaced: bool = True) -> str:
     names = []
     for raw in people:
         # "@erin" and "erin" are the same person; a mention is matched by the optional "@".
@@ -57,28 +77,37 @@ def _person_alternation(people: tuple[str, ...]) -> str:
             names.append(r"\s+".join(re.escape(part) for part in parts))
     # Longest first so "Alice Smith" wins over "Alice" at the same position.
     names = sorted(set(names), key=lambda name: (-len(name), name))
-    return f"(?<![\\w@.-])@?(?:{'|'.join(names)})(?![\\w-])" if names else ""
+    if not names:
+        return ""
+    start, end = (r"(?<![\w@.-])", r"(?![\w-])") if spaced else (_LATIN_START, _LATIN_END)
+    return f"{start}@?(?:{'|'.join(names)}){end}"
 
 
 @lru_cache(maxsize=64)
 def _person_pattern(code: str, people: tuple[str, ...]) -> re.Pattern[str] | None:
     """One regex for the three person shapes. Cached because every field of a postmortem,
     and every re-check after an edit, is matched against the same people."""
-    person = _person_alternation(people)
+    lang: Language = load(code)
+    person = _person_alternation(people, spaced=lang.spaced)
     if not person:
         return None
-    lang: Language = load(code)
     verbs = _alternation(lang.failure_verbs)
-    subject = (
-        f"{person}\\s+(?:(?:{_alternation(lang.fillers)})\\s+){{0,2}}"
-        f"(?:(?:{verbs})|(?:{_alternation(lang.adverbs)})\\s+[\\w-]+)"
-    )
-    agent = f"{_START}(?:{_alternation(lang.by_patterns)})\\s+{person}"
-    possessive = (
-        f"{person}(?:{lang.possessive})\\s+(?:[\\w-]+\\s+){{0,2}}?"
-        f"(?:{_alternation(lang.blame_nouns)}|{verbs})"
-    )
-    return re.compile(f"(?:{subject}|{agent}|{possessive}){_END}", re.IGNORECASE)
+    fillers, adverbs = _alternation(lang.fillers), _alternation(lang.adverbs)
+    nouns = _alternation(lang.blame_nouns)
+    by = _alternation(lang.by_patterns)
+    if lang.spaced:
+        subject = (
+            f"{person}\\s+(?:(?:{fillers})\\s+){{0,2}}(?:(?:{verbs})|(?:{adverbs})\\s+[\\w-]+)"
+        )
+        agent = f"{_START}(?:{by})\\s+{person}"
+        possessive = f"{person}(?:{lang.possessive})\\s+(?:[\\w-]+\\s+){{0,2}}?(?:{nouns}|{verbs})"
+        return re.compile(f"(?:{subject}|{agent}|{possessive}){_END}", re.IGNORECASE)
+    # Unspaced: spaces are optional, the adverb alone says enough ("张三不小心"), and up to
+    # eight characters may sit between "的" and the noun ("张三的配置改动导致").
+    subject = f"{person}\\s*(?:(?:{fillers})\\s*){{0,2}}(?:{verbs}|{adverbs})"
+    agent = f"(?:{by})\\s*{person}"
+    possessive = f"{person}\\s*(?:{lang.possessive})[\\w\\s-]{{0,8}}?(?:{nouns}|{verbs})"
+    return re.compile(f"{subject}|{agent}|{possessive}", re.IGNORECASE)
 
 
 def _drop_nested(findings: list[Finding]) -> list[Finding]:
@@ -97,32 +126,38 @@ def _drop_nested(findings: list[Finding]) -> list[Finding]:
 
 
 def blameless_check(
-    text: str, *, field: str = "", people: Iterable[str] = (), language: str = "en"
+    text: str, *, field: str = "", people: Iterable[str] = (), language: str | None = None
 ) -> list[Finding]:
-    """Findings for one text, in reading order. Raises ValueError for an unknown language."""
-    phrase_patterns = _phrase_patterns(language)  # validates `language` even for empty text
+    """Findings for one text, in reading order. `language` picks one list; None (the
+    default) picks by the text's script. Raises ValueError for an unknown language."""
+    if language is not None:
+        _phrase_patterns(language)  # validates `language` even for empty text
     people_key = tuple(sorted({p for p in people if p and p.strip()}))
     if not text:
         return []
     findings: list[Finding] = []
-    person_pattern = _person_pattern(language, people_key)
-    if person_pattern is not None:
-        rule = load(language).person_rule
-        findings.extend(_finding(field, match, rule) for match in person_pattern.finditer(text))
-    for rule, pattern in phrase_patterns:
-        findings.extend(_finding(field, match, rule) for match in pattern.finditer(text))
+    # Person findings of every list first: on an identical span they win (_drop_nested).
+    codes = [language] if language is not None else _languages_for(text)
+    for code in codes:
+        person_pattern = _person_pattern(code, people_key)
+        if person_pattern is not None:
+            rule = load(code).person_rule
+            findings.extend(_finding(field, m, rule) for m in person_pattern.finditer(text))
+    for code in codes:
+        for rule, pattern in _phrase_patterns(code):
+            findings.extend(_finding(field, match, rule) for match in pattern.finditer(text))
     return _drop_nested(findings)
 
 
 def blameless_check_fields(
-    fields: Mapping[str, str], *, people: Iterable[str] = (), language: str = "en"
+    fields: Mapping[str, str], *, people: Iterable[str] = (), language: str | None = None
 ) -> list[Finding]:
     """Findings for several fields, in the mapping's order, each tagged with its key."""
     people = tuple(people)  # may be a one-shot iterator; it is used once per field
     findings: list[Finding] = []
     for name, text in fields.items():
         findings.extend(blameless_check(text, field=name, people=people, language=language))
-    if not fields:
+    if not fields and language is not None:
         _phrase_patterns(language)  # an unknown language is an error even with no fields
     return findings
 
@@ -134,6 +169,7 @@ def _finding(field: str, match: re.Match[str], rule: Rule) -> Finding:
         end=match.end(),
         phrase=match.group(),
         rule=rule.id,
-        message=rule.message,
-        suggestion=rule.suggestion,
+        # Lazy msgids become text now, in the language of whoever is reading.
+        message=str(rule.message),
+        suggestion=str(rule.suggestion),
     )

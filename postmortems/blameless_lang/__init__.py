@@ -5,21 +5,29 @@ nothing else the engine needs: its code is added to `LANGUAGES` below, and
 `tests/unit/postmortems/test_blameless.py` fails if a module exists that is not listed,
 so a new file cannot silently go unused.
 
-Every pattern is a regular-expression fragment matched case-insensitively. The engine
-(`postmortems.blameless`) wraps each one in word boundaries that also treat a hyphen as part
-of the word, so authors write `blame`, not `\\bblame\\b`, and "blame-free" stays unflagged.
+Every pattern is a regular-expression fragment matched case-insensitively. For a spaced
+language the engine (`postmortems.blameless`) wraps each one in word boundaries that also
+treat a hyphen as part of the word, so authors write `blame`, not `\\bblame\\b`, and
+"blame-free" stays unflagged.
+
+`message` and `suggestion` are English msgids (gettext_lazy): the engine turns them into text
+in the viewer's language, whatever the language of the list that matched.
 """
 
 from dataclasses import dataclass
 from importlib import import_module
+
+from django.utils.functional import Promise
+
+StrOrPromise = str | Promise  # a gettext_lazy string until a finding is made
 
 
 @dataclass(frozen=True)
 class Rule:
     id: str  # stable id shown to users and used by tests, e.g. "human-error"
     patterns: tuple[str, ...]
-    message: str  # why the phrase reads as blame
-    suggestion: str  # a rewrite phrased around systems and process
+    message: StrOrPromise  # why the phrase reads as blame
+    suggestion: StrOrPromise  # a rewrite phrased around systems and process
 
 
 @dataclass(frozen=True)
@@ -43,10 +51,17 @@ class Language:
     blame_nouns: tuple[str, ...]
     # Message and suggestion for every person-shaped finding (its `patterns` are unused).
     person_rule: Rule
+    # Whether words are separated by spaces. Chinese is not: its patterns match without
+    # word boundaries (every CJK character counts as a word character to `re`), and a name
+    # may touch the verb ("张三忘了").
+    spaced: bool = True
+    # A character class for the script this list is written in: a text is checked against
+    # the lists whose script it contains (see postmortems.blameless).
+    script: str = "[A-Za-z]"
 
 
 # Register a new language by adding its module name here (see the module docstring).
-LANGUAGES: tuple[str, ...] = ("en",)
+LANGUAGES: tuple[str, ...] = ("en", "zh_hans")
 
 
 def load(code: str) -> Language:

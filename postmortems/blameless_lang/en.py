@@ -6,6 +6,8 @@ because a warning that fires on "thanks to dave's quick restart" teaches people 
 the warnings; the possessive shape still catches "because of dave's mistake".
 """
 
+from django.utils.translation import gettext_lazy
+
 from postmortems.blameless_lang import Language, Rule
 
 # Straight and typographic apostrophes: text pasted from chat or documents uses both.
@@ -18,17 +20,25 @@ RULES = (
     Rule(
         id="human-error",
         patterns=(r"(?:human|operator|pilot|user)[\s-]+(?:error|mistake|failure)s?",),
-        message='"Human error" ends the investigation at a person instead of explaining '
-        "why the system let the mistake through.",
-        suggestion="Describe the condition that let the mistake through: which check, "
-        "guardrail or review was missing?",
+        message=gettext_lazy(
+            '"Human error" ends the investigation at a person instead of explaining '
+            "why the system let the mistake through."
+        ),
+        suggestion=gettext_lazy(
+            "Describe the condition that let the mistake through: which check, "
+            "guardrail or review was missing?"
+        ),
     ),
     Rule(
         id="careless",
         patterns=(r"careless(?:ly|ness)?",),
-        message='"Careless" judges a person\'s character rather than describing what happened.',
-        suggestion="Describe what made the step easy to get wrong (unclear output, no "
-        "confirmation, no dry run) and how the tooling could make it hard.",
+        message=gettext_lazy(
+            '"Careless" judges a person\'s character rather than describing what happened.'
+        ),
+        suggestion=gettext_lazy(
+            "Describe what made the step easy to get wrong (unclear output, no "
+            "confirmation, no dry run) and how the tooling could make it hard."
+        ),
     ),
     Rule(
         id="should-have-known",
@@ -36,45 +46,67 @@ RULES = (
             rf"should(?:\s+have|{A}ve)\s+(?:known|checked|noticed|caught|seen|realised|realized"
             r"|tested|verified|asked|been\s+more\s+careful)",
         ),
-        message="Hindsight: what is obvious now was not obvious with the information and "
-        "signals available at the time.",
-        suggestion="Describe what the responder could see at the time and which signal, "
-        "alert or check would have made the problem visible.",
+        message=gettext_lazy(
+            "Hindsight: what is obvious now was not obvious with the information and "
+            "signals available at the time."
+        ),
+        suggestion=gettext_lazy(
+            "Describe what the responder could see at the time and which signal, "
+            "alert or check would have made the problem visible."
+        ),
     ),
     Rule(
         id="should-not-have",
         patterns=(rf"should(?:\s+not|n{A}t)(?:\s+have|{A}ve)",),
-        message="Counterfactual wording points at a person's choice instead of at the "
-        "conditions that made that choice reasonable.",
-        suggestion="Explain why the action made sense at the time, then name the guardrail "
-        "(validation, approval, rate limit) that should stop it next time.",
+        message=gettext_lazy(
+            "Counterfactual wording points at a person's choice instead of at the "
+            "conditions that made that choice reasonable."
+        ),
+        suggestion=gettext_lazy(
+            "Explain why the action made sense at the time, then name the guardrail "
+            "(validation, approval, rate limit) that should stop it next time."
+        ),
     ),
     Rule(
         id="forgot",
         patterns=(r"forgot(?:ten)?", r"forgetting"),
-        message='"Forgot" makes a person\'s memory the safeguard.',
-        suggestion="Name the step that relied on memory and how to make it automatic: a "
-        "checklist item, a pipeline step or an alert.",
+        message=gettext_lazy('"Forgot" makes a person\'s memory the safeguard.'),
+        suggestion=gettext_lazy(
+            "Name the step that relied on memory and how to make it automatic: a "
+            "checklist item, a pipeline step or an alert."
+        ),
     ),
     Rule(
         id="negligent",
         patterns=(r"neglig(?:ent|ently|ence)", r"neglect(?:ed|ing)?"),
-        message='"Negligent" is a judgement about a person, not a description of the system.',
-        suggestion="Describe which duty depended on one person and how the process could "
-        "share or automate it.",
+        message=gettext_lazy(
+            '"Negligent" is a judgement about a person, not a description of the system.'
+        ),
+        suggestion=gettext_lazy(
+            "Describe which duty depended on one person and how the process could "
+            "share or automate it."
+        ),
     ),
     Rule(
         id="sloppy",
         patterns=(r"slopp(?:y|ily|iness)",),
-        message='"Sloppy" judges the quality of someone\'s work without saying what failed.',
-        suggestion="Describe the specific defect and which review or test would catch it.",
+        message=gettext_lazy(
+            '"Sloppy" judges the quality of someone\'s work without saying what failed.'
+        ),
+        suggestion=gettext_lazy(
+            "Describe the specific defect and which review or test would catch it."
+        ),
     ),
     Rule(
         id="incompetent",
         patterns=(r"incompeten(?:t|tly|ce)",),
-        message='"Incompetent" attacks a person and explains nothing about the failure.',
-        suggestion="Describe the knowledge or tooling gap (docs, training, runbook, safer "
-        "defaults) that made the task hard to do right.",
+        message=gettext_lazy(
+            '"Incompetent" attacks a person and explains nothing about the failure.'
+        ),
+        suggestion=gettext_lazy(
+            "Describe the knowledge or tooling gap (docs, training, runbook, safer "
+            "defaults) that made the task hard to do right."
+        ),
     ),
     Rule(
         id="didnt-bother",
@@ -82,30 +114,41 @@ RULES = (
             rf"did(?:n{A}t|\s+not)\s+(?:even\s+)?bother",
             rf"could(?:n{A}t|\s+not)\s+be\s+bothered",
         ),
-        message='"Didn\'t bother" assigns motive; people skip steps that look optional or costly.',
-        suggestion="Describe why the step looked skippable and how to make it cheap or "
-        "enforced (automation, a required check).",
+        message=gettext_lazy(
+            '"Didn\'t bother" assigns motive; people skip steps that look optional or costly.'
+        ),
+        suggestion=gettext_lazy(
+            "Describe why the step looked skippable and how to make it cheap or "
+            "enforced (automation, a required check)."
+        ),
     ),
     Rule(
         id="fault",
         patterns=(r"fault\s+of", rf"[\w-]+{A}s\s+fault", r"at\s+fault"),
-        message="Assigning fault names a culprit instead of a cause.",
-        suggestion="Describe the chain of conditions that led to the failure and which link "
-        "is cheapest to break.",
+        message=gettext_lazy("Assigning fault names a culprit instead of a cause."),
+        suggestion=gettext_lazy(
+            "Describe the chain of conditions that led to the failure and which link "
+            "is cheapest to break."
+        ),
     ),
     Rule(
         id="blame",
         patterns=(r"blam(?:e|es|ed|ing)",),
-        message="Talking about blame keeps the focus on who, not on how the system failed.",
-        suggestion="Describe what happened and why it made sense at the time; leave out who "
-        "is to blame.",
+        message=gettext_lazy(
+            "Talking about blame keeps the focus on who, not on how the system failed."
+        ),
+        suggestion=gettext_lazy(
+            "Describe what happened and why it made sense at the time; leave out who is to blame."
+        ),
     ),
     Rule(
         id="stupid-mistake",
         patterns=(r"(?:stupid|dumb|silly|idiotic|rookie|obvious)\s+(?:mistake|error)s?",),
-        message="Calling a mistake stupid or obvious judges the person who made it.",
-        suggestion="Describe the mistake plainly and what would have caught it before "
-        "production (a test, a lint, a staging step).",
+        message=gettext_lazy("Calling a mistake stupid or obvious judges the person who made it."),
+        suggestion=gettext_lazy(
+            "Describe the mistake plainly and what would have caught it before "
+            "production (a test, a lint, a staging step)."
+        ),
     ),
     Rule(
         id="not-paying-attention",
@@ -113,9 +156,13 @@ RULES = (
             rf"(?:not|n{A}t)\s+paying\s+attention",
             rf"did(?:n{A}t|\s+not)\s+pay\s+attention",
         ),
-        message="Attention is not a control; a process that needs constant attention will fail.",
-        suggestion="Describe which signal was easy to miss and how to make it louder or "
-        "unnecessary (an alert, a blocking check, better defaults).",
+        message=gettext_lazy(
+            "Attention is not a control; a process that needs constant attention will fail."
+        ),
+        suggestion=gettext_lazy(
+            "Describe which signal was easy to miss and how to make it louder or "
+            "unnecessary (an alert, a blocking check, better defaults)."
+        ),
     ),
 )
 
@@ -154,9 +201,13 @@ LANGUAGE = Language(
     person_rule=Rule(
         id="person-as-cause",
         patterns=(),
-        message="Names a person as the cause of the failure; the same slip could have come "
-        "from anyone on the rota.",
-        suggestion="Make the system the subject: describe the action, what the tooling "
-        "allowed, and which check, guardrail or review would have caught it.",
+        message=gettext_lazy(
+            "Names a person as the cause of the failure; the same slip could have come "
+            "from anyone on the rota."
+        ),
+        suggestion=gettext_lazy(
+            "Make the system the subject: describe the action, what the tooling "
+            "allowed, and which check, guardrail or review would have caught it."
+        ),
     ),
 )
