@@ -6,10 +6,11 @@ app names its permission strings once, in its own permissions module.
 """
 
 from django.contrib.auth.models import AnonymousUser, User
-from django.core.exceptions import PermissionDenied
+from django.utils.translation import gettext_noop
 from rest_framework.permissions import BasePermission
 from rest_framework.request import Request
 
+from console.errors import NotAllowed
 from console.roles import has_any_role
 
 
@@ -35,6 +36,9 @@ def require_perm(perm: str):
 
 def require(actor: User | AnonymousUser | None, perm: str, what: str) -> None:
     """PermissionDenied ("Your role does not allow you to <what>.") unless `actor` is a
-    signed-in user holding `perm`; pages answer it 403, the API too."""
+    signed-in user holding `perm`; pages answer it 403, the API too. `what` may be lazy
+    (gettext_lazy): the API says it in English, a page in its own language."""
     if actor is None or not actor.is_authenticated or not actor.has_perm(perm):
-        raise PermissionDenied(f"Your role does not allow you to {what}.")
+        raise NotAllowed(
+            gettext_noop("Your role does not allow you to %(what)s."), params={"what": what}
+        )

@@ -18,17 +18,19 @@ from django.db.models import prefetch_related_objects
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from django_htmx.http import HttpResponseClientRedirect, reswap, retarget, trigger_client_event
 
-from console.errors import DomainError
+from console.errors import DomainError, page_message
 from console.http import HtmxRequest
 from console.roles import has_any_role
 
-NO_ROLE_MESSAGE = (
+NO_ROLE_MESSAGE = gettext_lazy(
     "Your account has no console role yet; ask an admin to add you to viewer, responder, "
     "commander or admin."
 )
-NOT_ALLOWED = "Your role does not allow this."
+NOT_ALLOWED = gettext_lazy("Your role does not allow this.")
 CHANGED_EVENT = "incident-changed"  # htmx event: the incident's alerts and timeline re-fetch
 # Appended to an htmx answer after a change that worked: empties the message area of an
 # error an earlier attempt left there.
@@ -62,9 +64,11 @@ def console_view(perm: str | None = None):
             # One groups query serves both this check and the user_roles context processor.
             prefetch_related_objects([request.user], "groups")
             if not has_any_role(request.user):
-                return forbidden(request, NO_ROLE_MESSAGE)
+                return forbidden(request, str(NO_ROLE_MESSAGE))
             if perm and not request.user.has_perm(perm):
-                return forbidden(request, f"Your role does not allow this ({perm}).")
+                return forbidden(
+                    request, _("Your role does not allow this (%(perm)s).") % {"perm": perm}
+                )
             return view(request, *args, **kwargs)
 
         return wrapper
@@ -77,7 +81,7 @@ def denied(request: HtmxRequest, exc: Exception) -> HttpResponse | None:
     role does not allow it, the 404 page for a missing row. None for any other refusal,
     whose message the page shows (see `refused`)."""
     if isinstance(exc, PermissionDenied):
-        return forbidden(request, str(exc) or NOT_ALLOWED)
+        return forbidden(request, page_message(exc) or str(NOT_ALLOWED))
     if isinstance(exc, DomainError) and exc.code == "not_found":
         raise Http404(str(exc)) from exc
     return None
@@ -94,9 +98,9 @@ def refused(
     if response is not None:
         return response
     if request.htmx or not back:
-        response = flash(request, str(exc), status=409)
+        response = flash(request, page_message(exc), status=409)
         return trigger_client_event(response, event) if event else response
-    messages.error(request, str(exc))
+    messages.error(request, page_message(exc))
     return redirect(back)
 
 
