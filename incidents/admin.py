@@ -7,6 +7,7 @@ The timeline is append-only and webhook bodies are evidence: both are read-only 
 
 from django.contrib import admin
 from django.http import HttpRequest
+from django.utils.translation import gettext_lazy as _
 
 from incidents.models import Alert, Incident, TimelineEvent, WebhookReceipt
 from incidents.timeline_kinds import timeline_kind_choices
@@ -63,13 +64,13 @@ class IncidentAdmin(admin.ModelAdmin):
     fieldsets = (
         (None, {"fields": ("title", "runbook", "namespace")}),
         (
-            "State (changed from the console, so the timeline records it)",
+            _("State (changed from the console, so the timeline records it)"),
             {
                 "fields": ("status", "severity", "commander", "reopen_count"),
             },
         ),
         (
-            "Lifecycle",
+            _("Lifecycle"),
             {
                 "fields": (
                     "started_at",
@@ -82,7 +83,7 @@ class IncidentAdmin(admin.ModelAdmin):
                 ),
             },
         ),
-        ("Grouping", {"fields": ("grouping_key", "group_labels", "created_at", "updated_at")}),
+        (_("Grouping"), {"fields": ("grouping_key", "group_labels", "created_at", "updated_at")}),
     )
     inlines = (AlertInline,)
 
@@ -124,7 +125,7 @@ class AlertAdmin(admin.ModelAdmin):
 class TimelineKindFilter(admin.SimpleListFilter):
     """The column has no choices (apps register kinds): the labels come from the registry."""
 
-    title = "kind"
+    title = _("kind")
     parameter_name = "kind"
 
     def lookups(self, request: HttpRequest, model_admin):
@@ -150,11 +151,11 @@ class TimelineEventAdmin(admin.ModelAdmin):
     list_select_related = ("incident", "actor")
     date_hierarchy = "occurred_at"
 
-    @admin.display(description="kind", ordering="kind")
+    @admin.display(description=_("kind"), ordering="kind")
     def kind_label(self, obj: TimelineEvent) -> str:
         return obj.get_kind_display()
 
-    @admin.display(description="message")
+    @admin.display(description=_("message"))
     def short_message(self, obj: TimelineEvent) -> str:
         return obj.message[:120]
 

@@ -1,9 +1,10 @@
 from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
 
 
 class IncidentsConfig(AppConfig):
     name = "incidents"
-    verbose_name = "Incidents"
+    verbose_name = _("Incidents")
 
     def ready(self) -> None:
         from incidents.models import TimelineEventType

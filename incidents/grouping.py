@@ -3,6 +3,7 @@
 import re
 
 from django.conf import settings
+from django.utils.translation import gettext_noop
 
 from incidents.alertmanager import ParsedAlert, ParsedPayload
 from incidents.models import Severity
@@ -11,7 +12,7 @@ _SEVERITY_RANK = {s: i for i, s in enumerate(Severity.values)}  # SEV1 = 0 = wor
 # The one rule for a runbook's name, wherever one arrives: an alert's `runbook` label, a
 # responder's choice on the incident, a catalogue file's `slug`.
 RUNBOOK_SLUG_RE = re.compile(r"[a-z0-9-]{1,100}")
-RUNBOOK_SLUG_RULE = "lowercase letters, digits and dashes, at most 100"
+RUNBOOK_SLUG_RULE = gettext_noop("lowercase letters, digits and dashes, at most 100")
 
 
 def is_runbook_slug(value: str) -> bool:

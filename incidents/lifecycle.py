@@ -9,6 +9,8 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from django.contrib.auth.models import User
+from django.utils.functional import Promise
+from django.utils.translation import gettext_noop, pgettext_lazy
 
 from console.errors import DomainError
 from incidents.models import Incident, IncidentStatus, TimelineEvent, TimelineEventType
@@ -34,6 +36,20 @@ ALLOWED: dict[tuple[str, str], str] = {
 # Moves only Alertmanager makes: a person cannot "re-trigger" a mitigated incident.
 SYSTEM_ONLY = {(S.MITIGATED, S.TRIGGERED), (S.MITIGATED, S.ACKNOWLEDGED)}
 
+# A status inside a sentence ("Incident #4 is mitigated"): the value in English, so
+# refusals read as before; a page shows the word in its own language.
+_STATUS_WORDS = {
+    S.TRIGGERED: pgettext_lazy("incident status in a sentence", "triggered"),
+    S.ACKNOWLEDGED: pgettext_lazy("incident status in a sentence", "acknowledged"),
+    S.MITIGATED: pgettext_lazy("incident status in a sentence", "mitigated"),
+    S.RESOLVED: pgettext_lazy("incident status in a sentence", "resolved"),
+}
+
+
+def status_word(status: str) -> str | Promise:
+    """The status as a lazy word for a refusal's params (an unknown value as it is)."""
+    return _STATUS_WORDS.get(status, status)
+
 
 @dataclass(frozen=True)
 class Transition:
@@ -58,16 +74,27 @@ def apply_transition(
     """Move `incident` (in memory) to `to_status`; return the unsaved timeline event."""
     from_status = incident.status
     if from_status == to_status:
-        raise TransitionError(f"Incident #{incident.pk} is already {to_status}.")
+        raise TransitionError(
+            gettext_noop("Incident #%(id)s is already %(status)s."),
+            params={"id": incident.pk, "status": status_word(to_status)},
+        )
     verb = ALLOWED.get((from_status, to_status))
     if actor is not None and (from_status, to_status) in SYSTEM_ONLY:
         raise TransitionError(
-            f"Incident #{incident.pk} is mitigated; it goes back to {to_status} only when "
-            "its alerts fire again. Resolve it, or add a note."
+            gettext_noop(
+                "Incident #%(id)s is mitigated; it goes back to %(status)s only when "
+                "its alerts fire again. Resolve it, or add a note."
+            ),
+            params={"id": incident.pk, "status": status_word(to_status)},
         )
     if verb is None:
         raise TransitionError(
-            f"Incident #{incident.pk} is {from_status}; it cannot move to {to_status}."
+            gettext_noop("Incident #%(id)s is %(from)s; it cannot move to %(to)s."),
+            params={
+                "id": incident.pk,
+                "from": status_word(from_status),
+                "to": status_word(to_status),
+            },
         )
     incident.status = to_status
     human = actor is not None

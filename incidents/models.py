@@ -5,23 +5,24 @@ from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import F, Q
 from django.db.models.fields.json import KeyTransform
+from django.utils.translation import gettext_lazy as _
 
 from console.append_only import AppendOnlyModel
 from incidents.timeline_kinds import timeline_kind_known, timeline_kind_label
 
 
 class Severity(models.TextChoices):
-    SEV1 = "SEV1", "SEV1 (critical)"
-    SEV2 = "SEV2", "SEV2 (major)"
-    SEV3 = "SEV3", "SEV3 (minor)"
-    SEV4 = "SEV4", "SEV4 (informational)"
+    SEV1 = "SEV1", _("SEV1 (critical)")
+    SEV2 = "SEV2", _("SEV2 (major)")
+    SEV3 = "SEV3", _("SEV3 (minor)")
+    SEV4 = "SEV4", _("SEV4 (informational)")
 
 
 class IncidentStatus(models.TextChoices):
-    TRIGGERED = "triggered", "Triggered"
-    ACKNOWLEDGED = "acknowledged", "Acknowledged"
-    MITIGATED = "mitigated", "Mitigated"
-    RESOLVED = "resolved", "Resolved"
+    TRIGGERED = "triggered", _("Triggered")
+    ACKNOWLEDGED = "acknowledged", _("Acknowledged")
+    MITIGATED = "mitigated", _("Mitigated")
+    RESOLVED = "resolved", _("Resolved")
 
 
 OPEN_STATUSES = (
@@ -77,6 +78,8 @@ class Incident(models.Model):
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
+        verbose_name = _("incident")
+        verbose_name_plural = _("incidents")
         ordering = ["-triggered_at", "-id"]
         constraints = [
             # One open incident per group, enforced by the database.
@@ -111,8 +114,8 @@ class Incident(models.Model):
 
 
 class AlertStatus(models.TextChoices):
-    FIRING = "firing", "Firing"
-    RESOLVED = "resolved", "Resolved"
+    FIRING = "firing", _("Firing")
+    RESOLVED = "resolved", _("Resolved")
 
 
 class Alert(models.Model):
@@ -143,6 +146,8 @@ class Alert(models.Model):
     receive_count = models.PositiveIntegerField(default=1)
 
     class Meta:
+        verbose_name = _("alert")
+        verbose_name_plural = _("alerts")
         ordering = ["-starts_at", "id"]
         constraints = [
             models.UniqueConstraint(
@@ -184,17 +189,17 @@ class TimelineEventType(models.TextChoices):
     """The kinds incidents itself writes. Other apps register theirs (with labels) in
     incidents.timeline_kinds from their AppConfig.ready(); the column has no choices."""
 
-    INCIDENT_OPENED = "incident_opened", "Incident opened"
-    ALERT_FIRED = "alert_fired", "Alert fired"
-    ALERT_RESOLVED = "alert_resolved", "Alert resolved"
-    STATUS_CHANGED = "status_changed", "Status changed"
-    SEVERITY_CHANGED = "severity_changed", "Severity changed"
-    COMMANDER_CHANGED = "commander_changed", "Commander changed"
-    NOTE = "note", "Note"
-    WEBHOOK_REPLAYED = "webhook_replayed", "Webhook replayed"
-    RUNBOOK_CHANGED = "runbook_changed", "Runbook changed"
-    SILENCE_CREATED = "silence_created", "Silence created"
-    SILENCE_EXPIRED = "silence_expired", "Silence expired"
+    INCIDENT_OPENED = "incident_opened", _("Incident opened")
+    ALERT_FIRED = "alert_fired", _("Alert fired")
+    ALERT_RESOLVED = "alert_resolved", _("Alert resolved")
+    STATUS_CHANGED = "status_changed", _("Status changed")
+    SEVERITY_CHANGED = "severity_changed", _("Severity changed")
+    COMMANDER_CHANGED = "commander_changed", _("Commander changed")
+    NOTE = "note", _("Note")
+    WEBHOOK_REPLAYED = "webhook_replayed", _("Webhook replayed")
+    RUNBOOK_CHANGED = "runbook_changed", _("Runbook changed")
+    SILENCE_CREATED = "silence_created", _("Silence created")
+    SILENCE_EXPIRED = "silence_expired", _("Silence expired")
 
 
 class TimelineEvent(AppendOnlyModel):
@@ -220,6 +225,8 @@ class TimelineEvent(AppendOnlyModel):
     payload = models.JSONField(default=dict, blank=True)
 
     class Meta:
+        verbose_name = _("timeline event")
+        verbose_name_plural = _("timeline events")
         ordering = ["occurred_at", "id"]
         indexes = [models.Index(fields=["incident", "occurred_at", "id"])]
 
@@ -235,10 +242,10 @@ class TimelineEvent(AppendOnlyModel):
 
 
 class ReceiptOutcome(models.TextChoices):
-    ACCEPTED = "accepted", "Accepted"
-    REJECTED = "rejected", "Rejected (dead letter)"
-    FAILED = "failed", "Failed (server error, Alertmanager retries)"
-    REPLAYED = "replayed", "Replayed"
+    ACCEPTED = "accepted", _("Accepted")
+    REJECTED = "rejected", _("Rejected (dead letter)")
+    FAILED = "failed", _("Failed (server error, Alertmanager retries)")
+    REPLAYED = "replayed", _("Replayed")
 
 
 class WebhookReceipt(models.Model):
@@ -268,6 +275,8 @@ class WebhookReceipt(models.Model):
     )
 
     class Meta:
+        verbose_name = _("webhook receipt")
+        verbose_name_plural = _("webhook receipts")
         ordering = ["-received_at", "-id"]
         permissions = [("replay_webhookreceipt", "Can replay a dead-lettered webhook body")]
 

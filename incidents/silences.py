@@ -24,6 +24,7 @@ from typing import Any
 
 import requests
 from django.conf import settings
+from django.utils.translation import gettext_noop
 
 from console.errors import DomainError
 from incidents.alertmanager import PayloadError, parse_rfc3339
@@ -126,13 +127,25 @@ def _call(method: str, path: str, **kwargs: Any) -> requests.Response:
     try:
         return requests.request(method, url + path, timeout=timeout, **kwargs)
     except requests.Timeout as exc:
-        raise AlertmanagerError(f"Alertmanager at {url} did not answer in {timeout:g} s.") from exc
+        raise AlertmanagerError(
+            gettext_noop("Alertmanager at %(url)s did not answer in %(timeout)s s."),
+            params={"url": url, "timeout": f"{timeout:g}"},
+        ) from exc
     except requests.ConnectionError as exc:
         if "refused" in str(exc).lower():
-            raise AlertmanagerError(f"Alertmanager at {url} refused the connection.") from exc
-        raise AlertmanagerError(f"Alertmanager at {url} could not be reached: {exc}") from exc
+            raise AlertmanagerError(
+                gettext_noop("Alertmanager at %(url)s refused the connection."),
+                params={"url": url},
+            ) from exc
+        raise AlertmanagerError(
+            gettext_noop("Alertmanager at %(url)s could not be reached: %(error)s"),
+            params={"url": url, "error": exc},
+        ) from exc
     except requests.RequestException as exc:
-        raise AlertmanagerError(f"Alertmanager at {url} could not be asked: {exc}") from exc
+        raise AlertmanagerError(
+            gettext_noop("Alertmanager at %(url)s could not be asked: %(error)s"),
+            params={"url": url, "error": exc},
+        ) from exc
 
 
 def _failed(response: requests.Response, what: str) -> AlertmanagerError:
@@ -153,8 +166,11 @@ def _json(response: requests.Response) -> Any:
         return response.json()
     except ValueError:
         raise AlertmanagerError(
-            f"Alertmanager at {base_url()} answered {response.status_code} with a body that "
-            "is not JSON; is ALERTMANAGER_URL pointing at Alertmanager?"
+            gettext_noop(
+                "Alertmanager at %(url)s answered %(status)s with a body that "
+                "is not JSON; is ALERTMANAGER_URL pointing at Alertmanager?"
+            ),
+            params={"url": base_url(), "status": response.status_code},
         ) from None
 
 

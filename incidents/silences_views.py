@@ -9,11 +9,13 @@ htmx swaps only 403 and 409 answers, and a message that is not swapped is not se
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
 from django.shortcuts import redirect, render
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import trigger_client_event
 
 from console.bounds import parse_id
-from console.errors import DomainError
+from console.errors import DomainError, page_message
 from console.http import AuthedRequest
 from console.web import CHANGED_EVENT, FLASH_CLEARED, console_view, denied
 from incidents import permissions as perms
@@ -23,7 +25,7 @@ from incidents.services.silences import (
     COMMENT_MAX_CHARS,
     DEFAULT_MINUTES,
     default_comment,
-    duration_text,
+    duration_words,
 )
 from incidents.silences import AlertmanagerError, base_url, incident_silences
 
@@ -40,7 +42,7 @@ def panel_context(request: AuthedRequest, incident: Incident) -> dict:
 def _form(*, incident: Incident, user, values=None, error: str = "", note: str = "") -> dict:
     values = values or {}
     return {
-        "durations": [(m, duration_text(m)) for m in DURATIONS],
+        "durations": [(m, duration_words(m)) for m in DURATIONS],
         "default_comment": default_comment(incident, user),
         "comment_max": COMMENT_MAX_CHARS,
         "scope_alert": _alert_id(values.get("scope", "")),
@@ -74,7 +76,7 @@ def _list(request: AuthedRequest, incident_id: int, *, error: str = "", note: st
     try:
         context["silences"] = incident_silences(incident_id=incident_id)
     except AlertmanagerError as exc:
-        context["unavailable"] = str(exc)
+        context["unavailable"] = page_message(exc)
     return context
 
 
@@ -98,10 +100,12 @@ def incident_silence_create(request: AuthedRequest, pk: int):
     try:
         alert_id = _alert_id(values["scope"])
         if alert_id is None and values["scope"] not in ("", "group"):
-            raise DomainError("Choose the whole group or one of the alerts.", code="invalid")
+            raise DomainError(
+                gettext_noop("Choose the whole group or one of the alerts."), code="invalid"
+            )
         minutes = _minutes(values["duration"]) if values["duration"] else DEFAULT_MINUTES
         if minutes is None:
-            raise DomainError("Choose how long the silence lasts.", code="invalid")
+            raise DomainError(gettext_noop("Choose how long the silence lasts."), code="invalid")
         item = services.incident_silence_create(
             incident_id=pk,
             actor=request.user,
@@ -113,15 +117,15 @@ def incident_silence_create(request: AuthedRequest, pk: int):
         if (response := denied(request, exc)) is not None:
             return response
         if not request.htmx:
-            messages.error(request, str(exc))
+            messages.error(request, page_message(exc))
             return redirect("incidents:detail", pk=pk)
-        form = _form(incident=incident, user=request.user, values=values, error=str(exc))
+        form = _form(incident=incident, user=request.user, values=values, error=page_message(exc))
         context = {"incident": incident, "silence_form": form, "alerts": _firing_alerts(pk)}
         return render(request, "incidents/_silence_form.html", context, status=409)
-    done = (
-        f"Silenced in Alertmanager until {item.silence.ends_at:%Y-%m-%d %H:%M %Z} "
-        f"(silence {item.silence.id})."
-    )
+    done = _("Silenced in Alertmanager until %(until)s (silence %(id)s).") % {
+        "until": f"{item.silence.ends_at:%Y-%m-%d %H:%M %Z}",
+        "id": item.silence.id,
+    }
     if not request.htmx:
         messages.success(request, done)
         return redirect("incidents:detail", pk=pk)
@@ -146,11 +150,13 @@ def incident_silence_expire(request: AuthedRequest, pk: int, silence_id: object)
         if (response := denied(request, exc)) is not None:
             return response
         if not request.htmx:
-            messages.error(request, str(exc))
+            messages.error(request, page_message(exc))
             return redirect("incidents:detail", pk=pk)
-        context = _list(request, pk, error=str(exc))
+        context = _list(request, pk, error=page_message(exc))
         return render(request, "incidents/_silence_list.html", context, status=409)
-    done = f"Silence {item.silence.id} expired; Alertmanager notifies for its alerts again."
+    done = _("Silence %(id)s expired; Alertmanager notifies for its alerts again.") % {
+        "id": item.silence.id
+    }
     if not request.htmx:
         messages.success(request, done)
         return redirect("incidents:detail", pk=pk)

@@ -7,6 +7,8 @@ string (no database choices), so a new kind in another app needs no incidents mi
 its filters come from here.
 
 Stored values never change: a kind is the data, its label is only how it is shown.
+Labels may be lazy (gettext_lazy): they are kept lazy and turned into text when shown,
+so each page gets them in its own language.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from django.core.exceptions import ImproperlyConfigured
+from django.utils.functional import Promise
 
 KIND_RE = re.compile(r"[a-z][a-z0-9_]{0,31}")  # fits TimelineEvent.kind (32 characters)
 
@@ -23,7 +26,7 @@ KIND_RE = re.compile(r"[a-z][a-z0-9_]{0,31}")  # fits TimelineEvent.kind (32 cha
 @dataclass(frozen=True)
 class TimelineKind:
     value: str
-    label: str
+    label: str | Promise  # lazy labels are translated when shown
     app: str
 
 
@@ -43,12 +46,12 @@ def timeline_kinds_register(
                 "underscores, starting with a letter, at most 32 characters."
             )
         known = _KINDS.get(value)
-        if known is not None and (known.app, known.label) != (app, str(label)):
+        if known is not None and (known.app, str(known.label)) != (app, str(label)):
             raise ImproperlyConfigured(
                 f"{app}: timeline kind {value!r} is already registered by {known.app} "
-                f"as {known.label!r}."
+                f"as {str(known.label)!r}."
             )
-        _KINDS[value] = TimelineKind(value=value, label=str(label), app=app)
+        _KINDS[value] = TimelineKind(value=value, label=label, app=app)
 
 
 def timeline_kind_known(value: str) -> bool:
@@ -59,9 +62,10 @@ def timeline_kind_label(value: str) -> str:
     """The registered label; for a stored kind no app registers any more, the value
     itself made readable, so old rows still show."""
     kind = _KINDS.get(value)
-    return kind.label if kind is not None else value.replace("_", " ").capitalize()
+    return str(kind.label) if kind is not None else value.replace("_", " ").capitalize()
 
 
 def timeline_kind_choices() -> list[tuple[str, str]]:
     """(value, label) pairs sorted by label, for filters and forms."""
-    return sorted(((k.value, k.label) for k in _KINDS.values()), key=lambda c: c[1].lower())
+    choices = [(k.value, str(k.label)) for k in _KINDS.values()]
+    return sorted(choices, key=lambda c: c[1].lower())

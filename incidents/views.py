@@ -17,11 +17,13 @@ from django.core.paginator import Paginator
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, gettext_noop
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import reswap, retarget, trigger_client_event
 
 from console.bounds import parse_id
-from console.errors import DomainError
+from console.errors import DomainError, page_message
 from console.http import AuthedRequest
 from console.web import CHANGED_EVENT, FLASH_CLEARED, console_view, perform, refused
 from incidents import permissions as perms
@@ -38,11 +40,13 @@ STALE_EVENT = "incident-stale"  # htmx event: the header re-fetches (an action w
 # After a confirmed mitigate/resolve: the confirmation form goes away.
 ENDING_CONFIRM_CLEARED = '<div id="ending-confirm" hx-swap-oob="innerHTML"></div>'
 RECEIPT_FILTERS = {
-    "": "All",
-    "dead": "Dead letters (rejected + failed)",
-    "accepted": "Accepted",
-    "replayed": "Replayed",
+    "": gettext_lazy("All"),
+    "dead": gettext_lazy("Dead letters (rejected + failed)"),
+    "accepted": gettext_lazy("Accepted"),
+    "replayed": gettext_lazy("Replayed"),
 }
+# The list's status tabs before the statuses themselves.
+STATUS_TABS = [("", gettext_lazy("All")), ("open", gettext_lazy("Open"))]
 S = IncidentStatus
 
 
@@ -60,7 +64,7 @@ def incident_list(request: AuthedRequest):
     context.update(
         runbooks=selectors.incident_runbooks(),
         severities=Severity.choices,
-        statuses=[("", "All"), ("open", "Open"), *S.choices],
+        statuses=[*STATUS_TABS, *S.choices],
     )
     return render(request, "incidents/list.html", context)
 
@@ -216,7 +220,7 @@ def _confirm_ending(request: AuthedRequest, pk: int, exc: AlertsFiring, *, endin
     context = {
         "incident_id": pk,
         "ending": ending,
-        "message": str(exc),
+        "message": page_message(exc),
         "count": exc.count,
         "reason": _reason(request),
         "reason_max": REASON_MAX_CHARS,
@@ -241,7 +245,7 @@ def incident_acknowledge(request: AuthedRequest, pk: int):
     def call():
         services.incident_acknowledge(incident_id=pk, actor=request.user)
 
-    return _act(request, pk, call, f"Incident #{pk} acknowledged.")
+    return _act(request, pk, call, _("Incident #%(id)s acknowledged.") % {"id": pk})
 
 
 @require_POST
@@ -252,7 +256,8 @@ def incident_mitigate(request: AuthedRequest, pk: int):
             incident_id=pk, actor=request.user, reason=_reason(request), confirm=_confirmed(request)
         )
 
-    return _act(request, pk, call, f"Incident #{pk} marked mitigated.", ending="mitigate")
+    done = _("Incident #%(id)s marked mitigated.") % {"id": pk}
+    return _act(request, pk, call, done, ending="mitigate")
 
 
 @require_POST
@@ -263,7 +268,7 @@ def incident_resolve(request: AuthedRequest, pk: int):
             incident_id=pk, actor=request.user, reason=_reason(request), confirm=_confirmed(request)
         )
 
-    return _act(request, pk, call, f"Incident #{pk} resolved.", ending="resolve")
+    return _act(request, pk, call, _("Incident #%(id)s resolved.") % {"id": pk}, ending="resolve")
 
 
 @require_POST
@@ -272,7 +277,7 @@ def incident_reopen(request: AuthedRequest, pk: int):
     def call():
         services.incident_reopen(incident_id=pk, actor=request.user, reason=_reason(request))
 
-    return _act(request, pk, call, f"Incident #{pk} reopened.")
+    return _act(request, pk, call, _("Incident #%(id)s reopened.") % {"id": pk})
 
 
 @require_POST
@@ -283,12 +288,16 @@ def incident_commander(request: AuthedRequest, pk: int):
     def call():
         commander_id = parse_id(raw) if raw else None
         if raw and commander_id is None:
-            raise DomainError(f"Commander id {raw[:30]!r} is not a number.", code="invalid")
+            raise DomainError(
+                gettext_noop("Commander id %(id)s is not a number."),
+                code="invalid",
+                params={"id": repr(raw[:30])},
+            )
         services.incident_commander_set(
             incident_id=pk, actor=request.user, commander_id=commander_id
         )
 
-    return _act(request, pk, call, f"Commander of incident #{pk} updated.")
+    return _act(request, pk, call, _("Commander of incident #%(id)s updated.") % {"id": pk})
 
 
 @require_POST
@@ -299,7 +308,7 @@ def incident_note(request: AuthedRequest, pk: int):
             incident_id=pk, actor=request.user, text=request.POST.get("text", "")
         )
 
-    return _act(request, pk, call, "Note added to the timeline.", htmx_partial="note")
+    return _act(request, pk, call, _("Note added to the timeline."), htmx_partial="note")
 
 
 # --- webhook receipts -----------------------------------------------------------------
@@ -361,7 +370,10 @@ def receipt_replay(request: AuthedRequest, pk: int):
     return perform(
         request,
         lambda: services.webhook_receipt_replay_request(receipt_id=pk, actor=request.user),
-        done=f"Replay queued: a worker will run body #{pk} through ingestion again; "
-        "the result appears below as a new receipt.",
+        done=_(
+            "Replay queued: a worker will run body #%(id)s through ingestion again; "
+            "the result appears below as a new receipt."
+        )
+        % {"id": pk},
         back=reverse("incidents:receipt-detail", args=[pk]),
     )

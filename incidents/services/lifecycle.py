@@ -12,12 +12,14 @@ does not come through here and is not asked.
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
 from django.db import transaction
-from django.utils import timezone
+from django.utils import timezone, translation
+from django.utils.functional import lazy
+from django.utils.translation import gettext_lazy, gettext_noop, ngettext
 
 from console.errors import DomainError
 from console.permissions import require
 from incidents import permissions as perms
-from incidents.lifecycle import apply_transition
+from incidents.lifecycle import apply_transition, status_word
 from incidents.models import (
     Alert,
     AlertStatus,
@@ -41,8 +43,8 @@ class AlertsFiring(DomainError):
 
     code = ALERTS_FIRING
 
-    def __init__(self, message: str, *, alerts: list[str], count: int) -> None:
-        super().__init__(message)
+    def __init__(self, message: str, *, alerts: list[str], count: int, params=None) -> None:
+        super().__init__(message, params=params)
         self.alerts = alerts
         self.count = count
 
@@ -66,16 +68,56 @@ def _firing(incident: Incident) -> tuple[list[str], int]:
 
 
 def _firing_text(names: list[str], count: int) -> str:
-    more = f" and {count - len(names)} more" if count > len(names) else ""
-    return f"{count} alert{'s' if count != 1 else ''} still firing: {', '.join(names)}{more}"
+    """ "3 alerts still firing: a, b and 1 more", in the active language."""
+    params = {"count": count, "names": ", ".join(names), "more": count - len(names)}
+    if count > len(names):
+        return (
+            ngettext(
+                "%(count)s alert still firing: %(names)s and %(more)s more",
+                "%(count)s alerts still firing: %(names)s and %(more)s more",
+                count,
+            )
+            % params
+        )
+    return (
+        ngettext(
+            "%(count)s alert still firing: %(names)s",
+            "%(count)s alerts still firing: %(names)s",
+            count,
+        )
+        % params
+    )
+
+
+# Lazy: English in the refusal's str() (the API), translated on the page that shows it.
+_firing_words = lazy(_firing_text, str)
+
+# What a refusal asks for when alerts still fire.
+_ASK_CONFIRM = gettext_lazy("confirm and give a reason")
+_ASK_REASON = gettext_lazy("give a reason with the confirmation")
+
+# What a text field is, inside "The reason is empty." (lazy, like every refusal param).
+TEXT_WORDS = {
+    "reason": gettext_lazy("reason"),
+    "note": gettext_lazy("note"),
+    "comment": gettext_lazy("comment"),
+    "message": gettext_lazy("message"),
+}
 
 
 def _clean_text(text: str, *, limit: int, what: str, required: bool) -> str:
     text = (text or "").strip()
+    words = TEXT_WORDS.get(what, what)
     if required and not text:
-        raise DomainError(f"The {what} is empty.", code="invalid")
+        raise DomainError(
+            gettext_noop("The %(what)s is empty."), code="invalid", params={"what": words}
+        )
     if len(text) > limit:
-        raise DomainError(f"The {what} is longer than {limit} characters.", code="invalid")
+        raise DomainError(
+            gettext_noop("The %(what)s is longer than %(limit)s characters."),
+            code="invalid",
+            params={"what": words, "limit": limit},
+        )
     return text
 
 
@@ -108,15 +150,24 @@ def _confirmed_while_firing(
     event: TimelineEvent, verb: str, names: list[str], count: int, confirm: bool, reason: str
 ) -> None:
     """Refuse the move unless confirmed with a reason; then the timeline event says so."""
-    firing = _firing_text(names, count)
     if not (confirm and reason):
-        ask = "confirm and give a reason" if not confirm else "give a reason with the confirmation"
+        ask = _ASK_CONFIRM if not confirm else _ASK_REASON
         raise AlertsFiring(
-            f"Incident #{event.incident_id} has {firing}. To mark it {verb} anyway, {ask} "
-            "(it goes on the timeline).",
+            gettext_noop(
+                "Incident #%(id)s has %(firing)s. To mark it %(verb)s anyway, %(ask)s "
+                "(it goes on the timeline)."
+            ),
+            params={
+                "id": event.incident_id,
+                "firing": _firing_words(names, count),
+                "verb": status_word(verb),
+                "ask": ask,
+            },
             alerts=names,
             count=count,
         )
+    with translation.override(None):  # the timeline is stored once, in English
+        firing = _firing_text(names, count)
     event.message = f"{reason} (confirmed with {firing})"
     event.payload = {**event.payload, "confirmed_firing": {"count": count, "alerts": names}}
 
@@ -128,7 +179,7 @@ def incident_acknowledge(*, incident_id: int, actor: User) -> Incident:
         actor=actor,
         to=IncidentStatus.ACKNOWLEDGED,
         perm=perms.ACKNOWLEDGE,
-        what="acknowledge incidents",
+        what=gettext_lazy("acknowledge incidents"),
     )
 
 
@@ -142,7 +193,7 @@ def incident_mitigate(
         actor=actor,
         to=IncidentStatus.MITIGATED,
         perm=perms.MITIGATE,
-        what="mark incidents mitigated",
+        what=gettext_lazy("mark incidents mitigated"),
         reason=reason,
         confirm=confirm,
     )
@@ -158,7 +209,7 @@ def incident_resolve(
         actor=actor,
         to=IncidentStatus.RESOLVED,
         perm=perms.RESOLVE,
-        what="resolve incidents",
+        what=gettext_lazy("resolve incidents"),
         reason=reason,
         confirm=confirm,
     )
@@ -166,11 +217,14 @@ def incident_resolve(
 
 @transaction.atomic
 def incident_reopen(*, incident_id: int, actor: User, reason: str) -> Incident:
-    require(actor, perms.REOPEN, "reopen incidents")
+    require(actor, perms.REOPEN, gettext_lazy("reopen incidents"))
     reason = _clean_text(reason, limit=REASON_MAX_CHARS, what="reason", required=True)
     incident = incident_for_update(incident_id=incident_id)
     if incident.status != IncidentStatus.RESOLVED:
-        raise DomainError(f"Incident #{incident_id} is {incident.status}, not resolved.")
+        raise DomainError(
+            gettext_noop("Incident #%(id)s is %(status)s, not resolved."),
+            params={"id": incident_id, "status": status_word(incident.status)},
+        )
     conflict = (
         Incident.objects.filter(grouping_key=incident.grouping_key)
         .exclude(status=IncidentStatus.RESOLVED)
@@ -179,9 +233,12 @@ def incident_reopen(*, incident_id: int, actor: User, reason: str) -> Incident:
     )
     if conflict is not None:
         raise DomainError(
-            f"Incident #{conflict.pk} is already open for the same alert group; "
-            "work there instead of reopening this one.",
+            gettext_noop(
+                "Incident #%(id)s is already open for the same alert group; "
+                "work there instead of reopening this one."
+            ),
             code="conflict",
+            params={"id": conflict.pk},
         )
     _, event = apply_transition(
         incident, IncidentStatus.TRIGGERED, at=timezone.now(), actor=actor, reason=reason
@@ -193,7 +250,7 @@ def incident_reopen(*, incident_id: int, actor: User, reason: str) -> Incident:
 
 @transaction.atomic
 def incident_note_add(*, incident_id: int, actor: User, text: str) -> TimelineEvent:
-    require(actor, perms.ADD_NOTE, "add notes")
+    require(actor, perms.ADD_NOTE, gettext_lazy("add notes"))
     text = _clean_text(text, limit=NOTE_MAX_CHARS, what="note", required=True)
     incident = incident_for_update(incident_id=incident_id)
     return TimelineEvent.objects.create(
@@ -214,18 +271,25 @@ def incident_commander_set(*, incident_id: int, actor: User, commander_id: int |
     if taking_free_seat and actor.has_perm(perms.TAKE_COMMAND):
         pass
     else:
-        require(actor, perms.ASSIGN_COMMANDER, "assign the incident commander")
+        require(actor, perms.ASSIGN_COMMANDER, gettext_lazy("assign the incident commander"))
     if commander_id == incident.commander_id:
-        raise DomainError("That person is already the incident commander.", code="unchanged")
+        raise DomainError(
+            gettext_noop("That person is already the incident commander."), code="unchanged"
+        )
     new = None
     if commander_id is not None:
         new = get_user_model().objects.filter(pk=commander_id, is_active=True).first()
         if new is None:
-            raise DomainError(f"No active user with id {commander_id}.", code="invalid")
+            raise DomainError(
+                gettext_noop("No active user with id %(id)s."),
+                code="invalid",
+                params={"id": commander_id},
+            )
         if not new.has_perm(perms.TAKE_COMMAND):
             raise DomainError(
-                f"{new.get_username()} has no responder role, so cannot command.",
+                gettext_noop("%(name)s has no responder role, so cannot command."),
                 code="invalid",
+                params={"name": new.get_username()},
             )
     old = incident.commander
     incident.commander = new

@@ -7,6 +7,8 @@ from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
+from django.utils.functional import lazy
+from django.utils.translation import gettext_lazy, gettext_noop
 
 from console.errors import DomainError
 from console.permissions import require
@@ -44,16 +46,30 @@ def webhook_receipt_record(
     )
 
 
+def _outcome_text(outcome: str) -> str:
+    return str(ReceiptOutcome(outcome).label).lower()
+
+
+# Lazy: "accepted" in the refusal's English, the label in the page's language.
+_outcome_word = lazy(_outcome_text, str)
+
+
 def webhook_receipt_replay_request(*, receipt_id: int, actor: User) -> WebhookReceipt:
     """Queue a dead-lettered body for another try (after fixing the cause)."""
-    require(actor, perms.REPLAY_RECEIPTS, "replay webhook bodies")
+    require(actor, perms.REPLAY_RECEIPTS, gettext_lazy("replay webhook bodies"))
     receipt = WebhookReceipt.objects.filter(pk=receipt_id).first()
     if receipt is None:
-        raise DomainError(f"Webhook receipt #{receipt_id} does not exist.", code="not_found")
+        raise DomainError(
+            gettext_noop("Webhook receipt #%(id)s does not exist."),
+            code="not_found",
+            params={"id": receipt_id},
+        )
     if receipt.outcome not in (ReceiptOutcome.REJECTED, ReceiptOutcome.FAILED):
         raise DomainError(
-            f"Receipt #{receipt_id} was {receipt.get_outcome_display().lower()}; "
-            "only rejected or failed bodies can be replayed."
+            gettext_noop(
+                "Receipt #%(id)s was %(outcome)s; only rejected or failed bodies can be replayed."
+            ),
+            params={"id": receipt_id, "outcome": _outcome_word(receipt.outcome)},
         )
     from incidents.tasks import webhook_receipt_replay as task
 

@@ -17,6 +17,8 @@ from typing import Any
 from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
+from django.utils.functional import lazy
+from django.utils.translation import gettext, gettext_lazy, gettext_noop
 
 from console.errors import DomainError, NotFound
 from console.permissions import require
@@ -48,6 +50,19 @@ def duration_text(minutes: int) -> str:
     return " ".join(p for p in (f"{hours}h" if hours else "", f"{rest}m" if rest else "") if p)
 
 
+def duration_words(minutes: int) -> str:
+    """duration_text in the active language (pages, refusals): "2小时", "1小时30分"."""
+    hours, rest = divmod(minutes, 60)
+    if hours and rest:
+        return gettext("%(hours)sh %(minutes)sm") % {"hours": hours, "minutes": rest}
+    if hours:
+        return gettext("%(hours)sh") % {"hours": hours}
+    return gettext("%(minutes)sm") % {"minutes": rest}
+
+
+_duration_lazy = lazy(duration_words, str)
+
+
 def _utc(at: datetime) -> str:
     return f"{at.astimezone(UTC):%Y-%m-%d %H:%M} UTC"
 
@@ -75,15 +90,20 @@ def _scope(*, incident_id: int, alert_id: int | None) -> tuple[list[Matcher], st
         matchers = group_matchers(incident_id=incident_id)
         if not matchers:
             raise DomainError(
-                f"Incident #{incident_id} has no alert label that all its alerts share, so "
-                "there is no group to silence; silence its alerts one by one.",
+                gettext_noop(
+                    "Incident #%(id)s has no alert label that all its alerts share, so "
+                    "there is no group to silence; silence its alerts one by one."
+                ),
                 code="invalid",
+                params={"id": incident_id},
             )
         return matchers, "group", "the whole group"
     alert = Alert.objects.filter(pk=alert_id, incident_id=incident_id).first()
     if alert is None:
         raise DomainError(
-            f"Alert #{alert_id} is not one of incident #{incident_id}'s alerts.", code="invalid"
+            gettext_noop("Alert #%(alert)s is not one of incident #%(incident)s's alerts."),
+            code="invalid",
+            params={"alert": alert_id, "incident": incident_id},
         )
     return alert_matchers(alert), "alert", f"alert {alert.alertname}"
 
@@ -120,13 +140,20 @@ def incident_silence_create(
     whole group (the labels its alerts share) for `duration_minutes`. The comment
     defaults to "#12 <title> - silenced from the console by <user>"; createdBy is the
     user. AlertmanagerError when Alertmanager cannot be asked or refuses."""
-    require(actor, perms.SILENCE, "silence alerts")
+    require(actor, perms.SILENCE, gettext_lazy("silence alerts"))
     incident = incident_get(incident_id=incident_id)
     if not MIN_MINUTES <= duration_minutes <= MAX_MINUTES:
         raise DomainError(
-            f"A silence lasts from {MIN_MINUTES} minutes to {duration_text(MAX_MINUTES)}; "
-            f"{duration_minutes} minutes is outside that.",
+            gettext_noop(
+                "A silence lasts from %(min)s minutes to %(max)s; "
+                "%(minutes)s minutes is outside that."
+            ),
             code="invalid",
+            params={
+                "min": MIN_MINUTES,
+                "max": _duration_lazy(MAX_MINUTES),
+                "minutes": duration_minutes,
+            },
         )
     comment = _clean_text(comment, limit=COMMENT_MAX_CHARS, what="comment", required=False)
     comment = comment or default_comment(incident, actor)
@@ -195,12 +222,14 @@ def _take_back(silence_id: str) -> None:
 def incident_silence_expire(*, incident_id: int, actor: User, silence_id: str) -> IncidentSilence:
     """End one of the incident's silences now. NotFound for a silence Alertmanager does
     not have or that covers none of the incident's alerts (and was not created from it)."""
-    require(actor, perms.SILENCE, "expire silences")
+    require(actor, perms.SILENCE, gettext_lazy("expire silences"))
     incident = incident_get(incident_id=incident_id)
     try:
         silence_id = str(uuid.UUID(str(silence_id)))
     except ValueError:
-        raise NotFound(f"{str(silence_id)[:60]!r} is not a silence id.") from None
+        raise NotFound(
+            gettext_noop("%(id)s is not a silence id."), params={"id": repr(str(silence_id)[:60])}
+        ) from None
     silence = silences.silence_fetch(silence_id)
     mine = None
     if silence is not None:
@@ -210,9 +239,16 @@ def incident_silence_expire(*, incident_id: int, actor: User, silence_id: str) -
             created_ids=silences.incident_silence_ids(incident_id=incident.pk),
         )
     if silence is None or mine is None:
-        raise NotFound(f"Silence {silence_id} is not one of incident #{incident.pk}'s silences.")
+        raise NotFound(
+            gettext_noop("Silence %(silence)s is not one of incident #%(incident)s's silences."),
+            params={"silence": silence_id, "incident": incident.pk},
+        )
     if not silence.is_active:
-        raise DomainError(f"Silence {silence_id} has already expired.", code="unchanged")
+        raise DomainError(
+            gettext_noop("Silence %(id)s has already expired."),
+            code="unchanged",
+            params={"id": silence_id},
+        )
     silences.silence_delete(silence_id)
     now = timezone.now()
     _record(

@@ -14,6 +14,7 @@ from django.db import transaction
 from django.db.models.signals import post_save
 from django.dispatch import Signal, receiver
 from django.utils import timezone
+from django.utils.translation import gettext_lazy, gettext_noop
 
 from console.errors import DomainError
 from console.permissions import require
@@ -62,20 +63,25 @@ def incident_runbook_set(*, incident_id: int, actor: User, slug: str, reason: st
     The slug's format is checked here; whether the catalogue has it is the caller's
     business (runbooks.services.runbook_change), since incidents does not know runbooks.
     """
-    require(actor, perms.MITIGATE, "change the incident's runbook")
+    require(actor, perms.MITIGATE, gettext_lazy("change the incident's runbook"))
     slug = (slug or "").strip()
     if slug and not is_runbook_slug(slug):
         raise DomainError(
-            f"{slug[:120]!r} is not a runbook name ({RUNBOOK_SLUG_RULE}).", code="invalid"
+            gettext_noop("%(slug)s is not a runbook name (%(rule)s)."),
+            code="invalid",
+            params={"slug": repr(slug[:120]), "rule": gettext_lazy(RUNBOOK_SLUG_RULE)},
         )
     reason = _clean_text(reason, limit=REASON_MAX_CHARS, what="reason", required=False)
     incident = incident_for_update(incident_id=incident_id)
     old = incident.runbook
     if old == slug:
-        raise DomainError(
-            f"The runbook is already {slug!r}." if slug else "No runbook is set.",
-            code="unchanged",
-        )
+        if slug:
+            raise DomainError(
+                gettext_noop("The runbook is already %(slug)s."),
+                code="unchanged",
+                params={"slug": repr(slug)},
+            )
+        raise DomainError(gettext_noop("No runbook is set."), code="unchanged")
     incident.runbook = slug
     incident.save(update_fields=["runbook", "updated_at"])
     message = (
@@ -135,7 +141,11 @@ def incident_event_record(
     Runs inside the caller's transaction so the event and the change commit together.
     `kind` must be registered (incidents.timeline_kinds) by the app that writes it."""
     if not timeline_kind_known(kind):
-        raise DomainError(f"{kind!r} is not a timeline event kind.", code="invalid")
+        raise DomainError(
+            gettext_noop("%(kind)s is not a timeline event kind."),
+            code="invalid",
+            params={"kind": repr(kind)},
+        )
     message = _clean_text(message, limit=MESSAGE_MAX_CHARS, what="message", required=True)
     return TimelineEvent.objects.create(
         incident_id=incident_id,

@@ -6,6 +6,10 @@ from urllib.parse import urlsplit
 
 from django import template
 from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import pgettext_lazy
+
+from incidents.models import IncidentStatus
 
 register = template.Library()
 
@@ -15,13 +19,14 @@ def _compact(delta: timedelta) -> str:
     days, rest = divmod(seconds, 86400)
     hours, rest = divmod(rest, 3600)
     minutes, secs = divmod(rest, 60)
+    # Unit letters are words too: a Chinese page says "3分12秒", not "3m 12s".
     if days:
-        return f"{days}d {hours}h"
+        return _("%(days)sd %(hours)sh") % {"days": days, "hours": hours}
     if hours:
-        return f"{hours}h {minutes}m"
+        return _("%(hours)sh %(minutes)sm") % {"hours": hours, "minutes": minutes}
     if minutes:
-        return f"{minutes}m {secs}s"
-    return f"{secs}s"
+        return _("%(minutes)sm %(seconds)ss") % {"minutes": minutes, "seconds": secs}
+    return _("%(seconds)ss") % {"seconds": secs}
 
 
 @register.filter
@@ -35,9 +40,9 @@ def duration(later: datetime | None, earlier: datetime | None) -> str:
 def _coarse(delta: timedelta) -> str:
     seconds = int(abs(delta.total_seconds()))
     if seconds < 60:
-        return f"{seconds}s"
+        return _("%(seconds)ss") % {"seconds": seconds}
     if seconds < 3600:
-        return f"{seconds // 60}m"
+        return _("%(minutes)sm") % {"minutes": seconds // 60}
     return _compact(delta)  # "2h 5m", "3d 4h"
 
 
@@ -48,8 +53,32 @@ def ago(value: datetime | None) -> str:
         return ""
     delta = timezone.now() - value
     if delta.total_seconds() < 0:
-        return f"in {_coarse(delta)}"
-    return f"{_coarse(delta)} ago"
+        return _("in %(time)s") % {"time": _coarse(delta)}
+    return _("%(time)s ago") % {"time": _coarse(delta)}
+
+
+@register.filter
+def status_label(value: str) -> str:
+    """An incident status value as its label in the page's language ("mitigated" ->
+    "Mitigated"); stored payloads keep the value, only the page translates it."""
+    try:
+        return str(IncidentStatus(value).label)
+    except ValueError:
+        return value
+
+
+# Alertmanager's silence states; anything else it may add shows as sent.
+_SILENCE_STATES = {
+    "active": pgettext_lazy("silence state", "active"),
+    "pending": pgettext_lazy("silence state", "pending"),
+    "expired": pgettext_lazy("silence state", "expired"),
+}
+
+
+@register.filter
+def silence_state(value: str) -> str:
+    label = _SILENCE_STATES.get(value)
+    return str(label) if label is not None else value
 
 
 @register.filter
