@@ -8,23 +8,24 @@ the Django admin, both read-only.
 from django.conf import settings
 from django.db import models
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 from console.append_only import AppendOnlyModel
 
 
 class AuditKind(models.TextChoices):
-    LOGIN = "login", "Logged in"
-    LOGOUT = "logout", "Logged out"
-    LOGIN_FAILED = "login_failed", "Login failed"
-    ROLE_CHANGED = "role_changed", "Role changed"
+    LOGIN = "login", _("Logged in")
+    LOGOUT = "logout", _("Logged out")
+    LOGIN_FAILED = "login_failed", _("Login failed")
+    ROLE_CHANGED = "role_changed", _("Role changed")
 
 
 class AuditMethod(models.TextChoices):
-    PASSWORD = "password", "Password"
-    OIDC = "oidc", "Single sign-on"
-    API_TOKEN = "api_token", "API token request"
-    SESSION = "session", "Session"  # a logout, or a login made by code (tests, shell)
-    GROUPS = "groups", "Group membership"  # a role changed outside a sign-in (admin, shell)
+    PASSWORD = "password", _("Password")
+    OIDC = "oidc", _("Single sign-on")
+    API_TOKEN = "api_token", _("API token request")
+    SESSION = "session", _("Session")  # a logout, or a login made by code (tests, shell)
+    GROUPS = "groups", _("Group membership")  # a role changed outside a sign-in (admin, shell)
 
 
 class AuditEvent(AppendOnlyModel):

@@ -2,6 +2,7 @@
 
 from django.core.paginator import Paginator
 from django.shortcuts import render
+from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET
 
 from console.audit import audit_event_list
@@ -11,7 +12,7 @@ from console.web import console_view
 
 VIEW_AUDIT = "console.view_auditevent"
 PER_PAGE = 50
-KIND_FILTERS = {"": "All", **dict(AuditKind.choices)}
+KIND_FILTERS = {"": gettext_lazy("All"), **dict(AuditKind.choices)}
 
 
 @require_GET

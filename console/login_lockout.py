@@ -5,20 +5,37 @@ The counting, the cool-off, the audit log and the admin unlock are axes' own; th
 only words the answer: a page for people, JSON for the API, both saying when to retry.
 """
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from axes.helpers import get_cool_off
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
-from django.utils import timezone
+from django.utils import timezone, translation
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 API_PREFIX = "/api/"
 
 
 def _minutes(delta: timedelta) -> str:
     minutes = max(1, round(delta.total_seconds() / 60))
-    return f"{minutes} minute{'s' if minutes != 1 else ''}"
+    return ngettext("%(n)s minute", "%(n)s minutes", minutes) % {"n": minutes}
+
+
+def _message(cool_off: timedelta, retry_at: datetime) -> str:
+    """The refusal in the active language."""
+    if cool_off:
+        when = _("Try again after %(time)s (in %(wait)s)") % {
+            "time": f"{retry_at:%H:%M %Z}",
+            "wait": _minutes(cool_off),
+        }
+    else:
+        when = _("Try again once an admin has unlocked it")
+    return _(
+        "Too many failed logins for this username from your address. %(when)s, "
+        "or ask a console admin to unlock it."
+    ) % {"when": when}
 
 
 def lockout_response(request: HttpRequest, original_response=None, credentials=None):
@@ -28,23 +45,17 @@ def lockout_response(request: HttpRequest, original_response=None, credentials=N
     since = getattr(request, "axes_attempt_time", None) or timezone.now()
     retry_at = timezone.localtime(since + cool_off)
     seconds = int(cool_off.total_seconds())
-    if cool_off:
-        when = f"Try again after {retry_at:%H:%M %Z} (in {_minutes(cool_off)})"
-    else:
-        when = "Try again once an admin has unlocked it"
-    message = (
-        f"Too many failed logins for this username from your address. {when}, "
-        "or ask a console admin to unlock it."
-    )
     response: HttpResponse
     if request.path.startswith(API_PREFIX):
+        with translation.override(None):  # the API speaks English
+            message = _message(cool_off, retry_at)
         response = JsonResponse(
             {"detail": message, "code": "locked_out", "retry_after_seconds": seconds},
             status=429,
         )
     else:
         context = {
-            "message": message,
+            "message": _message(cool_off, retry_at),
             "retry_at": retry_at if cool_off else None,
             "cool_off": _minutes(cool_off) if cool_off else None,
         }

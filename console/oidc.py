@@ -26,6 +26,7 @@ from django.core.cache import cache
 from django.core.exceptions import PermissionDenied, SuspiciousOperation
 from django.http import HttpRequest
 from django.urls import reverse
+from django.utils.translation import gettext_noop
 from mozilla_django_oidc.auth import OIDCAuthenticationBackend
 
 from console.audit import note_failure
@@ -133,9 +134,11 @@ class PasswordLoginPolicy:
             ).exists()
             if break_glass:
                 return None  # ModelBackend checks the password, axes counts a wrong one
-            reason = "Password login is for break-glass admins only; sign in with single sign-on."
+            reason = gettext_noop(
+                "Password login is for break-glass admins only; sign in with single sign-on."
+            )
         else:
-            reason = "Password login is turned off; sign in with single sign-on."
+            reason = gettext_noop("Password login is turned off; sign in with single sign-on.")
         note_failure(request, method=AuditMethod.PASSWORD, reason=reason, username=username)
         raise PermissionDenied(reason)  # stops authenticate(); Django sends user_login_failed
 
@@ -192,7 +195,7 @@ class OIDCBackend(OIDCAuthenticationBackend):
         else:
             if user is not None:
                 return user
-            reason = "The identity provider's answer was incomplete (no ID token)."
+            reason = gettext_noop("The identity provider's answer was incomplete (no ID token).")
         note_failure(
             request,
             method=AuditMethod.OIDC,

@@ -13,6 +13,8 @@ from django.contrib import messages
 from django.contrib.auth.views import LoginView
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, gettext_noop
 from mozilla_django_oidc.views import (
     OIDCAuthenticationCallbackView,
     OIDCAuthenticationRequestView,
@@ -20,11 +22,12 @@ from mozilla_django_oidc.views import (
 
 from console.audit import audit_record, failure_noted
 from console.audit_models import AuditKind, AuditMethod
+from console.errors import page_message
 from console.oidc import ProviderUnavailable, provider
 
 LOGIN_TEMPLATE = "registration/login.html"
-PASSWORD_OFF = "Password login is turned off here: sign in with {name}."  # noqa: S105  (a message)
-SIGN_IN_FAILED = "Sign-in with {name} failed: {reason}"
+PASSWORD_OFF = gettext_lazy("Password login is turned off here: sign in with %(name)s.")
+SIGN_IN_FAILED = gettext_lazy("Sign-in with %(name)s failed: %(reason)s")
 
 
 def sign_in_options() -> dict[str, Any]:
@@ -54,7 +57,7 @@ class ConsoleLoginView(LoginView):
                 reason="Password login is turned off (PASSWORD_LOGIN=0).",
             )
             context = options | {
-                "refused": PASSWORD_OFF.format(name=settings.OIDC_PROVIDER_NAME),
+                "refused": PASSWORD_OFF % {"name": settings.OIDC_PROVIDER_NAME},
                 "next": self.get_redirect_url(),
             }
             return render(request, LOGIN_TEMPLATE, context, status=403)
@@ -62,7 +65,10 @@ class ConsoleLoginView(LoginView):
 
 
 def _unavailable(request: HttpRequest, exc: ProviderUnavailable) -> HttpResponse:
-    messages.error(request, SIGN_IN_FAILED.format(name=settings.OIDC_PROVIDER_NAME, reason=exc))
+    reason = page_message(exc)
+    messages.error(
+        request, SIGN_IN_FAILED % {"name": settings.OIDC_PROVIDER_NAME, "reason": reason}
+    )
     return redirect("login")
 
 
@@ -94,7 +100,9 @@ class OidcCallbackView(OIDCAuthenticationCallbackView):
             if request.GET["state"] not in states:
                 # The library answers 400 here; it is a stale or forged callback (an old
                 # tab, the back button, a link from someone else): say so and start again.
-                self._refused("This sign-in link is stale or was started in another browser.")
+                self._refused(
+                    gettext_noop("This sign-in link is stale or was started in another browser.")
+                )
                 return self.login_failure()
         return super().get(request)
 
@@ -117,5 +125,7 @@ class OidcCallbackView(OIDCAuthenticationCallbackView):
         reason = getattr(self, "reason", "") or (noted["reason"] if noted else "")
         if reason:
             name = settings.OIDC_PROVIDER_NAME
-            messages.error(self.request, SIGN_IN_FAILED.format(name=name, reason=reason))
+            # Audited reasons are stored in English; a fixed one has a translation.
+            shown = _(reason)
+            messages.error(self.request, SIGN_IN_FAILED % {"name": name, "reason": shown})
         return redirect("login")
