@@ -86,6 +86,12 @@ def test_collectstatic_at_build_non_root_user_and_healthcheck(dockerfile):
     assert "HEALTHCHECK" in keywords
 
 
+def test_the_translations_are_compiled_at_build(dockerfile):
+    build, runtime = stages(dockerfile)[0], stages(dockerfile)[-1]
+    assert any("compilemessages" in args for keyword, args in build if keyword == "RUN")
+    assert ("COPY", "--from=build /src/locale /app/locale") in runtime
+
+
 def test_dockerignore_keeps_tests_and_dev_files_out():
     ignored = set((ROOT / ".dockerignore").read_text().split())
     assert {"tests/", ".venv/", ".git/", ".env", "requirements.lock"} <= ignored
