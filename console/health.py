@@ -12,6 +12,7 @@ import logging
 from django.conf import settings
 from django.db import connection
 from django.http import HttpRequest, JsonResponse
+from django.utils import translation
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
@@ -54,6 +55,11 @@ def _workers(liveness: WorkerLiveness) -> dict:
     }
 
 
+def _problem(liveness: WorkerLiveness) -> str:
+    with translation.override(None):  # probes and their logs read English
+        return liveness.problem
+
+
 @never_cache
 @require_GET
 def readyz(request: HttpRequest):
@@ -68,7 +74,7 @@ def readyz(request: HttpRequest):
     except Exception as exc:  # say, migrations not applied yet: still ready to serve
         checks["worker"] = f"unknown: {exc.__class__.__name__}: {exc}"
         return JsonResponse({"status": "degraded", "checks": checks})
-    checks["worker"] = liveness.problem or "ok"
+    checks["worker"] = _problem(liveness) or "ok"
     return JsonResponse(
         {
             "status": "ok" if liveness.ok else "degraded",
@@ -91,7 +97,7 @@ def readyz_worker(request: HttpRequest):
         )
     if not liveness.ok:
         return JsonResponse(
-            {"status": "unavailable", "problems": {"worker": liveness.problem},
+            {"status": "unavailable", "problems": {"worker": _problem(liveness)},
              "workers": _workers(liveness)},
             status=503,
         )  # fmt: skip

@@ -14,6 +14,9 @@ from django.db import transaction
 from django.db.models import Count, Max, Q
 from django.db.models.functions import Now
 from django.utils import timezone
+from django.utils.functional import Promise
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from console.errors import DomainError
 from console.models import WorkerHeartbeat
@@ -59,14 +62,25 @@ class WorkerLiveness:
 
     @property
     def problem(self) -> str:
-        """What is wrong, for a person; empty when a worker is alive."""
+        """What is wrong, for a person, in the active language (the health probes read it
+        in English); empty when a worker is alive."""
         if self.ok:
             return ""
         if self.last_seen is None:
-            return "No worker has been seen yet"
+            return _("No worker has been seen yet")
         seconds = max(0, int((timezone.now() - self.last_seen).total_seconds()))
-        n, unit = (seconds, "second") if seconds < 60 else (seconds // 60, "minute")
-        return f"No worker has been seen for {n} {unit}{'' if n == 1 else 's'}"
+        if seconds < 60:
+            return ngettext(
+                "No worker has been seen for %(n)s second",
+                "No worker has been seen for %(n)s seconds",
+                seconds,
+            ) % {"n": seconds}
+        minutes = seconds // 60
+        return ngettext(
+            "No worker has been seen for %(n)s minute",
+            "No worker has been seen for %(n)s minutes",
+            minutes,
+        ) % {"n": minutes}
 
 
 def worker_liveness_get() -> WorkerLiveness:
@@ -80,22 +94,26 @@ def worker_liveness_get() -> WorkerLiveness:
 @dataclass(frozen=True)
 class WaitingWork:
     count: Callable[[], int]  # one query
-    singular: str
-    plural: str
+    singular: str | Promise  # lazy (gettext_lazy) to be translated on the banner
+    plural: str | Promise
 
     def describe(self) -> str:
         n = self.count()
         if n == 1:
-            return f"1 {self.singular} is waiting"
-        return f"{n or 'no'} {self.plural} are waiting"
+            return _("1 %(what)s is waiting") % {"what": self.singular}
+        if not n:
+            return _("no %(what)s are waiting") % {"what": self.plural}
+        return _("%(n)s %(what)s are waiting") % {"n": n, "what": self.plural}
 
 
 _waiting_work: dict[str, WaitingWork] = {}
 
 
-def waiting_work_register(*, count: Callable[[], int], singular: str, plural: str) -> None:
+def waiting_work_register(
+    *, count: Callable[[], int], singular: str | Promise, plural: str | Promise
+) -> None:
     """Let the banner say how much work waits for a worker (idempotent by `plural`)."""
-    _waiting_work[plural] = WaitingWork(count=count, singular=singular, plural=plural)
+    _waiting_work[str(plural)] = WaitingWork(count=count, singular=singular, plural=plural)
 
 
 def worker_banner_text(liveness: WorkerLiveness) -> str:
@@ -104,4 +122,6 @@ def worker_banner_text(liveness: WorkerLiveness) -> str:
     if liveness.ok:
         return ""
     waiting = "; ".join(work.describe() for work in _waiting_work.values())
-    return f"{liveness.problem}; {waiting}." if waiting else f"{liveness.problem}."
+    if waiting:
+        return _("%(problem)s; %(waiting)s.") % {"problem": liveness.problem, "waiting": waiting}
+    return _("%(problem)s.") % {"problem": liveness.problem}
