@@ -6,16 +6,27 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, pgettext_lazy
+
 from postmortems.models import Postmortem
 
+# Written in the reader's language (the active one); the stored text is exported as written.
 DURATIONS = (
-    ("detect", "Time to detect"),
-    ("acknowledge", "Time to acknowledge"),
-    ("mitigate", "Time to mitigate"),
-    ("resolve", "Time to resolve"),
+    ("detect", gettext_lazy("Time to detect")),
+    ("acknowledge", gettext_lazy("Time to acknowledge")),
+    ("mitigate", gettext_lazy("Time to mitigate")),
+    ("resolve", gettext_lazy("Time to resolve")),
 )
 
-TIME_ORDER = ("start", "detected", "acknowledged", "mitigated", "resolved")
+# Fixed order: PostgreSQL's jsonb does not keep key order.
+TIMES = (
+    ("start", pgettext_lazy("impact time", "Start")),
+    ("detected", pgettext_lazy("impact time", "Detected")),
+    ("acknowledged", pgettext_lazy("impact time", "Acknowledged")),
+    ("mitigated", pgettext_lazy("impact time", "Mitigated")),
+    ("resolved", pgettext_lazy("impact time", "Resolved")),
+)
 
 
 def duration(seconds: int | None) -> str:
@@ -23,7 +34,10 @@ def duration(seconds: int | None) -> str:
         return "—"
     hours, rest = divmod(int(seconds), 3600)
     minutes, secs = divmod(rest, 60)
-    return f"{hours}h {minutes:02d}m {secs:02d}s" if hours else f"{minutes}m {secs:02d}s"
+    parts = {"h": hours, "m": minutes, "s": f"{secs:02d}", "mm": f"{minutes:02d}"}
+    if hours:
+        return _("%(h)sh %(mm)sm %(s)ss") % parts
+    return _("%(m)sm %(s)ss") % parts
 
 
 def _utc(iso: str | None) -> str:
@@ -36,21 +50,36 @@ def _cell(text: str) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
-def postmortem_markdown(pm: Postmortem) -> str:
+def _head(pm: Postmortem) -> str:
     incident = pm.incident
+    line = _("Incident #%(id)s · %(severity)s · status: %(status)s") % {
+        "id": incident.pk,
+        "severity": incident.severity,
+        "status": pm.get_status_display(),
+    }
+    if incident.is_drill:
+        line = _("**DRILL** · %(line)s") % {"line": line}
+    if pm.runbook:
+        line += _(" · runbook `%(runbook)s` (%(category)s)") % {
+            "runbook": pm.runbook,
+            "category": pm.category,
+        }
+    return line
+
+
+def postmortem_markdown(pm: Postmortem) -> str:
     data = pm.impact_data or {}
+    empty = _("_(empty)_")
     out = [
         f"# {pm.title}",
         "",
-        ("**DRILL** · " if incident.is_drill else "")
-        + f"Incident #{incident.pk} · {incident.severity} · status: {pm.get_status_display()}"
-        + (f" · runbook `{pm.runbook}` ({pm.category})" if pm.runbook else ""),
+        _head(pm),
         "",
-        "## Summary",
+        "## " + _("Summary"),
         "",
-        pm.summary or "_(empty)_",
+        pm.summary or empty,
         "",
-        "## Impact",
+        "## " + _("Impact"),
         "",
         "| | |",
         "|---|---|",
@@ -58,30 +87,28 @@ def postmortem_markdown(pm: Postmortem) -> str:
     for key, label in DURATIONS:
         out.append(f"| {label} | {duration((data.get('durations') or {}).get(key))} |")
     times = data.get("times") or {}
-    for key in TIME_ORDER:  # fixed: PostgreSQL's jsonb does not keep key order
-        out.append(f"| {key.capitalize()} | {_utc(times.get(key))} |")
+    for key, label in TIMES:
+        out.append(f"| {label} | {_utc(times.get(key))} |")
     out += [
         "",
         pm.impact or "",
         "",
-        "## Timeline",
+        "## " + _("Timeline"),
         "",
-        "| Time (UTC) | What happened |",
+        "| {} | {} |".format(_("Time (UTC)"), _("What happened")),
         "|---|---|",
     ]
     for entry in pm.entries.all():
         if entry.included:
             when = entry.occurred_at.astimezone(UTC)
             out.append(f"| {when:%Y-%m-%d %H:%M:%S} | {_cell(entry.text)} |")
-    out += ["", "## Root cause", "", pm.root_cause or "_(empty)_", ""]
-    out += ["## Contributing factors", "", pm.contributing_factors or "_(empty)_", ""]
-    out += ["## Action items", ""]
+    out += ["", "## " + _("Root cause"), "", pm.root_cause or empty, ""]
+    out += ["## " + _("Contributing factors"), "", pm.contributing_factors or empty, ""]
+    out += ["## " + _("Action items"), ""]
     items = list(pm.action_items.all())
     if items:
-        out += [
-            "| Item | Owner | Due | Priority | Category | Status |",
-            "|---|---|---|---|---|---|",
-        ]
+        heads = (_("Item"), _("Owner"), _("Due"), _("Priority"), _("Category"), _("Status"))
+        out += ["| " + " | ".join(heads) + " |", "|---|---|---|---|---|---|"]
         for item in items:
             owner = item.owner.username if item.owner else "—"
             out.append(
@@ -89,6 +116,6 @@ def postmortem_markdown(pm: Postmortem) -> str:
                 f"{item.category} | {item.get_status_display()} |"
             )
     else:
-        out.append("_(none yet)_")
-    out += ["", "## Lessons learned", "", pm.lessons_learned or "_(empty)_", ""]
+        out.append(_("_(none yet)_"))
+    out += ["", "## " + _("Lessons learned"), "", pm.lessons_learned or empty, ""]
     return "\n".join(out)

@@ -10,6 +10,7 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.db import models
+from django.utils.translation import gettext_lazy
 
 from console.append_only import AppendOnlyModel
 
@@ -30,15 +31,15 @@ SECTION_ORDER = (
 
 
 class PostmortemStatus(models.TextChoices):
-    DRAFT = "draft", "Draft"
-    IN_REVIEW = "in_review", "In review"
-    PUBLISHED = "published", "Published"
+    DRAFT = "draft", gettext_lazy("Draft")
+    IN_REVIEW = "in_review", gettext_lazy("In review")
+    PUBLISHED = "published", gettext_lazy("Published")
 
 
 class DraftState(models.TextChoices):
-    PENDING = "pending", "Being drafted"
-    READY = "ready", "Ready"
-    FAILED = "failed", "Drafting failed"
+    PENDING = "pending", gettext_lazy("Being drafted")
+    READY = "ready", gettext_lazy("Ready")
+    FAILED = "failed", gettext_lazy("Drafting failed")
 
 
 class Postmortem(models.Model):
@@ -64,6 +65,12 @@ class Postmortem(models.Model):
     category = models.CharField(max_length=32, blank=True)  # failure category
     # Suggested action items (from the runbook's long-term improvements) not yet accepted.
     suggestions = models.JSONField(default=list, blank=True)
+    # The language of the drafted text: the drafter's. The worker drafts and a refresh adds
+    # lines in it, so one document never mixes languages; the stored text is never
+    # translated afterwards.
+    language = models.CharField(
+        max_length=16, choices=settings.LANGUAGES, default=settings.LANGUAGE_CODE
+    )
     created_by = models.ForeignKey(USER, on_delete=models.PROTECT, related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
@@ -84,9 +91,9 @@ class Postmortem(models.Model):
         ordering = ["-created_at", "-id"]
         indexes = [models.Index(fields=["status", "published_at"])]
         permissions = [
-            ("draft_postmortem", "Can draft and edit postmortems"),
-            ("review_postmortem", "Can review postmortems"),
-            ("publish_postmortem", "Can publish postmortems"),
+            ("draft_postmortem", gettext_lazy("Can draft and edit postmortems")),
+            ("review_postmortem", gettext_lazy("Can review postmortems")),
+            ("publish_postmortem", gettext_lazy("Can publish postmortems")),
         ]
 
     def __str__(self) -> str:
@@ -94,10 +101,10 @@ class Postmortem(models.Model):
 
 
 class TimelineSource(models.TextChoices):
-    EVENT = "event", "Timeline event"
-    ALERT = "alert", "Alert"
-    ACTION = "action", "Action run"
-    MANUAL = "manual", "Added by hand"
+    EVENT = "event", gettext_lazy("Timeline event")
+    ALERT = "alert", gettext_lazy("Alert")
+    ACTION = "action", gettext_lazy("Action run")
+    MANUAL = "manual", gettext_lazy("Added by hand")
 
 
 class PostmortemTimelineEntry(models.Model):
@@ -146,9 +153,9 @@ class MetricSnapshot(models.Model):
 
 
 class ReviewerState(models.TextChoices):
-    REQUESTED = "requested", "Review requested"
-    APPROVED = "approved", "Approved"
-    CHANGES = "changes", "Changes requested"
+    REQUESTED = "requested", gettext_lazy("Review requested")
+    APPROVED = "approved", gettext_lazy("Approved")
+    CHANGES = "changes", gettext_lazy("Changes requested")
 
 
 class Reviewer(models.Model):
@@ -202,10 +209,10 @@ class PostmortemEdit(AppendOnlyModel):
 
 
 class Priority(models.TextChoices):
-    P1 = "P1", "P1 (urgent)"
+    P1 = "P1", gettext_lazy("P1 (urgent)")
     P2 = "P2", "P2"
     P3 = "P3", "P3"
-    P4 = "P4", "P4 (someday)"
+    P4 = "P4", gettext_lazy("P4 (someday)")
 
 
 # Default due date by priority, when none is given.
@@ -218,19 +225,19 @@ DUE_BY_PRIORITY = {
 
 
 class ItemCategory(models.TextChoices):
-    MONITORING = "monitoring", "Monitoring"
-    AUTOMATION = "automation", "Automation"
-    DRILL = "drill", "Drill"
-    CONFIG = "config", "Config"
-    CAPACITY = "capacity", "Capacity"
-    PROCESS = "process", "Process"
+    MONITORING = "monitoring", gettext_lazy("Monitoring")
+    AUTOMATION = "automation", gettext_lazy("Automation")
+    DRILL = "drill", gettext_lazy("Drill")
+    CONFIG = "config", gettext_lazy("Config")
+    CAPACITY = "capacity", gettext_lazy("Capacity")
+    PROCESS = "process", gettext_lazy("Process")
 
 
 class ItemStatus(models.TextChoices):
-    OPEN = "open", "Open"
-    IN_PROGRESS = "in_progress", "In progress"
-    DONE = "done", "Done"
-    WONT_DO = "wont_do", "Won't do"
+    OPEN = "open", gettext_lazy("Open")
+    IN_PROGRESS = "in_progress", gettext_lazy("In progress")
+    DONE = "done", gettext_lazy("Done")
+    WONT_DO = "wont_do", gettext_lazy("Won't do")
 
 
 OPEN_ITEM_STATUSES = (ItemStatus.OPEN, ItemStatus.IN_PROGRESS)
@@ -280,7 +287,7 @@ class ActionItem(models.Model):
                 name="action_item_suggestion_once",
             )
         ]
-        permissions = [("manage_actionitem", "Can create and edit action items")]
+        permissions = [("manage_actionitem", gettext_lazy("Can create and edit action items"))]
 
     def __str__(self) -> str:
         return f"{self.title} ({self.status})"

@@ -17,7 +17,9 @@ from typing import Any
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
-from django.utils import timezone
+from django.utils import timezone, translation
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from console.errors import DomainError
 from console.permissions import require
@@ -87,7 +89,9 @@ def postmortem_draft(*, incident_id: int, actor: User) -> Postmortem:
             with transaction.atomic():
                 pm = Postmortem.objects.create(
                     incident=incident,
-                    title=f"Postmortem: {incident.title}"[:300],
+                    # Drafted in the language of whoever asks (the active one).
+                    language=_draft_language(),
+                    title=(_("Postmortem: %(title)s") % {"title": incident.title})[:300],
                     created_by=actor,
                     draft_state=DraftState.PENDING,
                 )
@@ -100,6 +104,13 @@ def postmortem_draft(*, incident_id: int, actor: User) -> Postmortem:
         transaction.on_commit(lambda: postmortem_draft_task.delay(pm.pk))
         return pm
     return postmortem_draft_build(postmortem_id=pm.pk)
+
+
+def _draft_language() -> str:
+    """The active language if the console offers it, else the default."""
+    active = translation.get_language() or settings.LANGUAGE_CODE
+    offered = {code for code, _name in settings.LANGUAGES}
+    return active if active in offered else settings.LANGUAGE_CODE
 
 
 def _drafting_move(pm: Postmortem, start: str, to: str, *, error: str = "") -> bool:
@@ -126,7 +137,7 @@ def postmortem_draft_build(*, postmortem_id: int) -> Postmortem:
     incident = pm.incident
     try:
         snapshots = _snapshots(incident)
-        with transaction.atomic():
+        with transaction.atomic(), translation.override(pm.language):
             pm = Postmortem.objects.select_for_update().get(pk=postmortem_id)
             if pm.draft_state != DraftState.PENDING:
                 return pm
@@ -207,23 +218,39 @@ def _fill(pm: Postmortem, incident: Incident) -> None:
         if v
     )
     pm.summary = pm.summary or (
-        f"{incident.severity} incident: {incident.title}. Detected after "
-        f"{duration(d['detect'])}, mitigated after {duration(d['mitigate'])}."
+        _(
+            "%(severity)s incident: %(title)s. Detected after %(detect)s, mitigated after "
+            "%(mitigate)s."
+        )
+        % {
+            "severity": incident.severity,
+            "title": incident.title,
+            "detect": duration(d["detect"]),
+            "mitigate": duration(d["mitigate"]),
+        }
     )
     # The durations and times are tables of their own (page, print, export); the text
     # starts with what they do not say.
-    pm.impact = pm.impact or (
-        f"- Alerts: {a['total']} ({', '.join(f'{n} {k}' for k, n in a['by_name'].items())})\n"
-        f"- Affected: {affected or 'no namespace, LWS, node or pod labels on the alerts'}\n"
-        "- Users: _say who noticed what (errors, latency, wrong answers) and for how long._"
+    alerts = ", ".join(f"{n} {k}" for k, n in a["by_name"].items())
+    pm.impact = pm.impact or "\n".join(
+        [
+            _("- Alerts: %(total)s (%(alerts)s)") % {"total": a["total"], "alerts": alerts},
+            _("- Affected: %(affected)s")
+            % {"affected": affected or _("no namespace, LWS, node or pod labels on the alerts")},
+            _("- Users: _say who noticed what (errors, latency, wrong answers) and for how long._"),
+        ]
     )
     # The same matching as the incident page: its runbook, else its alerts' labels/names.
     runbook = incident_runbook(incident, list(incident.alerts.order_by("-starts_at")[:50]))
     if runbook is not None:
         pm.runbook, pm.category = runbook.slug, runbook.category
         pm.root_cause = pm.root_cause or (
-            f"_Starting point from the runbook “{runbook.title}” ({runbook.category}); "
-            f"confirm or replace it with what you found._\n\n{runbook.root_cause}"
+            _(
+                "_Starting point from the runbook “%(title)s” (%(category)s); confirm or "
+                "replace it with what you found._"
+            )
+            % {"title": runbook.title, "category": runbook.category}
+            + f"\n\n{runbook.root_cause}"
         )
         pm.suggestions = [
             {
@@ -272,22 +299,31 @@ def _alert_entries(pm: Postmortem, incident: Incident) -> list[PostmortemTimelin
         if status == "resolved" and ended:
             ends[(name, ended.replace(second=0, microsecond=0))].append((ended, pk, where))
     out = []
-    for groups, verb in ((starts, "started firing"), (ends, "resolved")):
-        for (name, _), items in groups.items():
+    for groups, kind in ((starts, "alert_fired"), (ends, "alert_resolved")):
+        for (name, _minute), items in groups.items():
             items.sort()
-            at, first_id, _ = items[0]
-            places = [w for _, _, w in items if w]
-            on = (
-                f" on {', '.join(places[:5])}{' and more' if len(places) > 5 else ''}"
-                if places
-                else ""
-            )
-            count = f"{len(items)} x " if len(items) > 1 else ""
-            kind = "alert_fired" if verb == "started firing" else "alert_resolved"
-            out.append(
-                _entry(pm, at, TimelineSource.ALERT, first_id, kind, f"{count}{name} {verb}{on}")
-            )
+            at, first_id, _where = items[0]
+            places = [w for _at, _pk, w in items if w]
+            text = _alert_line(kind, name, len(items), places)
+            out.append(_entry(pm, at, TimelineSource.ALERT, first_id, kind, text))
     return out
+
+
+def _alert_line(kind: str, name: str, count: int, places: list[str]) -> str:
+    """ "3 x KVCacheFull started firing on pod-a, pod-b", in the draft's language."""
+    words = {"name": name, "count": count}
+    if kind == "alert_fired":
+        line = ngettext("%(name)s started firing", "%(count)s x %(name)s started firing", count)
+    else:
+        line = ngettext("%(name)s resolved", "%(count)s x %(name)s resolved", count)
+    line %= words
+    if places:
+        where = ", ".join(places[:5])
+        if len(places) > 5:
+            line += _(" on %(places)s and more") % {"places": where}
+        else:
+            line += _(" on %(places)s") % {"places": where}
+    return line
 
 
 def _action_entries(pm: Postmortem, incident: Incident) -> list[PostmortemTimelineEntry]:
@@ -295,16 +331,25 @@ def _action_entries(pm: Postmortem, incident: Incident) -> list[PostmortemTimeli
     runs = ActionRun.objects.filter(incident=incident).select_related("requested_by", "decided_by")
     for run in runs:
         summary = (run.plan or {}).get("summary") or (run.preview.get("plan") or {}).get("summary")
-        who = f"requested by {run.requested_by.get_username()}"
+        names = {"who": run.requested_by.get_username()}
+        who = _("requested by %(who)s") % names
         if run.decided_by is not None:
-            verb = "rejected" if run.status == "rejected" else "approved"
-            who += f", {verb} by {run.decided_by.get_username()}"
-        status = run.get_status_display().lower()
-        text = f"Action #{run.pk} {run.kind} on {run.target}: {status} ({who})"
+            names["decider"] = run.decided_by.get_username()
+            if run.status == "rejected":
+                who = _("requested by %(who)s, rejected by %(decider)s") % names
+            else:
+                who = _("requested by %(who)s, approved by %(decider)s") % names
+        text = _("Action #%(id)s %(kind)s on %(target)s: %(status)s (%(who)s)") % {
+            "id": run.pk,
+            "kind": run.kind,
+            "target": run.target,
+            "status": str(run.get_status_display()).lower(),
+            "who": who,
+        }
         if summary:
             text += f". {summary}"
         if run.error:
-            text += f". Error: {run.error[:300]}"
+            text += _(". Error: %(error)s") % {"error": run.error[:300]}
         out.append(_entry(pm, run.requested_at, TimelineSource.ACTION, run.pk, "action", text))
     return out
 
@@ -357,7 +402,9 @@ def postmortem_refresh(*, postmortem_id: int, actor: User) -> Postmortem:
         raise DomainError("The postmortem is still being drafted.", code="invalid_state")
     incident = pm.incident
     snapshots = _snapshots(incident)  # Prometheus first, outside the transaction
-    with transaction.atomic():
+    # New and updated lines in the draft's language, whoever refreshes: a line nobody
+    # reworded is compared with the fresh one, and a language change is not news.
+    with transaction.atomic(), translation.override(pm.language):
         pm = Postmortem.objects.select_for_update().get(pk=postmortem_id)
         facts = impact_data(incident)
         impact_changed = facts != pm.impact_data

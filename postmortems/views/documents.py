@@ -14,6 +14,7 @@ from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.translation import gettext_lazy, pgettext_lazy
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import HttpResponseClientRefresh
 
@@ -56,24 +57,24 @@ HISTORY_PER_PAGE = 100
 TIMELINE_SHOWN = 300
 POLL_SECONDS = 2  # how often a page waiting for the worker asks whether the draft is ready
 LABELS = {
-    "title": "Title",
-    "summary": "Summary",
-    "impact": "Impact",
-    "timeline": "Timeline",
-    "root_cause": "Root cause",
-    "contributing_factors": "Contributing factors",
-    "action_items": "Action items",
-    "lessons_learned": "Lessons learned",
+    "title": gettext_lazy("Title"),
+    "summary": gettext_lazy("Summary"),
+    "impact": gettext_lazy("Impact"),
+    "timeline": gettext_lazy("Timeline"),
+    "root_cause": gettext_lazy("Root cause"),
+    "contributing_factors": gettext_lazy("Contributing factors"),
+    "action_items": gettext_lazy("Action items"),
+    "lessons_learned": gettext_lazy("Lessons learned"),
 }
 TIME_LABELS = {
-    "start": "Impact started",
-    "detected": "Detected (incident opened)",
-    "acknowledged": "Acknowledged",
-    "mitigated": "Mitigated",
-    "resolved": "Resolved",
+    "start": gettext_lazy("Impact started"),
+    "detected": gettext_lazy("Detected (incident opened)"),
+    "acknowledged": gettext_lazy("Acknowledged"),
+    "mitigated": gettext_lazy("Mitigated"),
+    "resolved": gettext_lazy("Resolved"),
 }
 AFFECTED = ("namespace", "lws", "node", "pod")
-STATUS_FILTERS = (("", "All"), *PostmortemStatus.choices)
+STATUS_FILTERS = (("", gettext_lazy("All")), *PostmortemStatus.choices)
 
 
 # --- list and the incident page's panel -----------------------------------------------
@@ -139,11 +140,12 @@ def _impact(data: dict) -> dict:
     }
 
 
+# Chart labels of the incident's phases (short: they print on the chart).
 MARKS = (
-    ("start", "impact"),
-    ("detected", "detected"),
-    ("mitigated", "mitigated"),
-    ("resolved", "resolved"),
+    ("start", pgettext_lazy("chart mark", "impact")),
+    ("detected", pgettext_lazy("chart mark", "detected")),
+    ("mitigated", pgettext_lazy("chart mark", "mitigated")),
+    ("resolved", pgettext_lazy("chart mark", "resolved")),
 )
 MARK_MERGE_SECONDS = 90
 
@@ -160,9 +162,9 @@ def _charts(pm) -> list[dict]:
     groups: list[tuple] = []
     for moment, label in sorted(phases, key=lambda p: p[0]):
         if groups and (moment - groups[-1][0]).total_seconds() < MARK_MERGE_SECONDS:
-            groups[-1][1].append(label)
+            groups[-1][1].append(str(label))
         else:
-            groups.append((moment, [label]))
+            groups.append((moment, [str(label)]))
     marks = {" & ".join(labels): m.strftime("%Y-%m-%d %H:%M:%S") for m, labels in groups}
     return [
         {

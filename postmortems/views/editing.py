@@ -12,6 +12,7 @@ from django.core.exceptions import PermissionDenied
 from django.http import Http404
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from console.errors import DomainError
@@ -93,7 +94,10 @@ def timeline_add(request: AuthedRequest, pk: int):
     def call():
         occurred_at = _utc_time(raw)
         if occurred_at is None:
-            raise DomainError(f"Time {raw!r}: use YYYY-MM-DD HH:MM (UTC).", code="invalid")
+            raise DomainError(
+                _("Time %(raw)s: use YYYY-MM-DD HH:MM (UTC).") % {"raw": repr(raw)},
+                code="invalid",
+            )
         services.timeline_entry_add(
             postmortem_id=pk,
             actor=request.user,
@@ -101,7 +105,7 @@ def timeline_add(request: AuthedRequest, pk: int):
             text=request.POST.get("text", ""),
         )
 
-    return perform(request, call, done="Timeline line added.", back=_doc(pk, "section-timeline"))
+    return perform(request, call, done=_("Timeline line added."), back=_doc(pk, "section-timeline"))
 
 
 # --- review workflow --------------------------------------------------------------------
@@ -113,7 +117,7 @@ def review_request(request: AuthedRequest, pk: int):
     def call():
         services.postmortem_request_review(postmortem_id=pk, actor=request.user, reviewers=names)
 
-    done = f"Review requested from {', '.join(names)}."
+    done = _("Review requested from %(names)s.") % {"names": ", ".join(names)}
     return perform(request, call, done=done, back=_doc(pk, "review"))
 
 
@@ -128,7 +132,7 @@ def comment_add(request: AuthedRequest, pk: int):
             section=request.POST.get("section", ""),
         )
 
-    return perform(request, call, done="Comment added.", back=_doc(pk, "review"))
+    return perform(request, call, done=_("Comment added."), back=_doc(pk, "review"))
 
 
 @require_POST
@@ -139,12 +143,12 @@ def review_decide(request: AuthedRequest, pk: int):
 
     def call():
         if decision not in ("approve", "changes"):
-            raise DomainError("Choose Approve or Request changes.", code="invalid")
+            raise DomainError(_("Choose Approve or Request changes."), code="invalid")
         services.postmortem_review(
             postmortem_id=pk, actor=request.user, approve=approve, note=request.POST.get("note", "")
         )
 
-    done = "Approved." if approve else "Changes requested; the postmortem is back in draft."
+    done = _("Approved.") if approve else _("Changes requested; the postmortem is back in draft.")
     return perform(request, call, done=done, back=_doc(pk, "review"))
 
 
@@ -154,7 +158,7 @@ def publish(request: AuthedRequest, pk: int):
     def call():
         services.postmortem_publish(postmortem_id=pk, actor=request.user)
 
-    return perform(request, call, done="Published. It is now read-only.", back=_doc(pk))
+    return perform(request, call, done=_("Published. It is now read-only."), back=_doc(pk))
 
 
 @require_POST
@@ -163,5 +167,5 @@ def refresh(request: AuthedRequest, pk: int):
     def call():
         services.postmortem_refresh(postmortem_id=pk, actor=request.user)
 
-    done = "Refreshed from the incident: impact, new timeline lines and the stored charts."
+    done = _("Refreshed from the incident: impact, new timeline lines and the stored charts.")
     return perform(request, call, done=done, back=_doc(pk))

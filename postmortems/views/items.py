@@ -9,6 +9,8 @@ from django.http import Http404
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_POST
 
 from console.bounds import parse_id
@@ -30,7 +32,11 @@ from postmortems.views.common import active_users
 ITEMS_PER_PAGE = 50
 READ_SHOWN = 20
 ITEM_FIELDS = ("title", "description", "owner", "due_date", "priority", "category", "external_url")
-STATUS_FILTERS = (("", "All"), ("open", "Open (open + in progress)"), *ItemStatus.choices)
+STATUS_FILTERS = (
+    ("", gettext_lazy("All")),
+    ("open", gettext_lazy("Open (open + in progress)")),
+    *ItemStatus.choices,
+)
 
 
 def _choices() -> dict:
@@ -53,7 +59,7 @@ def suggestion_accept(request: AuthedRequest, pk: int):
     def call():
         services.action_item_accept_suggestion(postmortem_id=pk, actor=request.user, source=source)
 
-    return perform(request, call, done="Action item added.", back=_doc(pk))
+    return perform(request, call, done=_("Action item added."), back=_doc(pk))
 
 
 @require_POST
@@ -70,7 +76,7 @@ def item_add(request: AuthedRequest, pk: int):
             incident_id=incident_id, actor=request.user, values=values, postmortem_id=pk
         )
 
-    return perform(request, call, done="Action item added.", back=_doc(pk))
+    return perform(request, call, done=_("Action item added."), back=_doc(pk))
 
 
 def _row(request: AuthedRequest, item_id: int, *, show_incident: bool):
@@ -168,4 +174,6 @@ def notification_read(request: AuthedRequest, notification_id: int):
     def call():
         services.notification_read(notification_id=notification_id, actor=request.user)
 
-    return perform(request, call, done="Marked as read.", back=reverse("postmortems:notifications"))
+    return perform(
+        request, call, done=_("Marked as read."), back=reverse("postmortems:notifications")
+    )
