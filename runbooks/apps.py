@@ -51,4 +51,6 @@ def _count_waiting_runs_for_the_worker_banner() -> None:
     # console shows "no worker ... M action runs are waiting" but may not import us.
     from console.liveness import waiting_work_register
 
-    waiting_work_register(count=_count_waiting_runs, singular="action run", plural="action runs")
+    waiting_work_register(
+        count=_count_waiting_runs, singular=_("action run"), plural=_("action runs")
+    )

@@ -29,6 +29,13 @@
     loading.push(done);
   }
 
+  // The time axis in the page's language: a d3 format the template translates (plotly
+  // would name the months in English).
+  function timeFormat() {
+    var holder = document.querySelector("[data-time-format]");
+    return holder ? holder.dataset.timeFormat : "";
+  }
+
   function figure(data) {
     var traces = data.series.map(function (s) {
       return { x: s.x, y: s.y, name: s.name, type: "scatter", mode: "lines",
@@ -45,7 +52,7 @@
     var layout = {
       margin: { l: 48, r: 12, t: 8, b: 32 }, height: 220, showlegend: traces.length > 1 && traces.length <= 4,
       legend: { orientation: "h", y: -0.25, font: { size: 10 } },
-      xaxis: { type: "date", title: { text: "" }, tickfont: { size: 10 } },
+      xaxis: { type: "date", title: { text: "" }, tickfont: { size: 10 }, tickformat: timeFormat() },
       yaxis: { title: { text: data.unit, font: { size: 10 } }, tickfont: { size: 10 }, rangemode: "tozero" },
       shapes: shapes, annotations: notes,
       paper_bgcolor: "rgba(0,0,0,0)", plot_bgcolor: "rgba(0,0,0,0)",
