@@ -6,6 +6,7 @@ from django.db import models
 from django.db.models import F, Q
 from django.db.models.fields.json import KeyTransform
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 from console.append_only import AppendOnlyModel
 from incidents.timeline_kinds import timeline_kind_known, timeline_kind_label
@@ -115,7 +116,8 @@ class Incident(models.Model):
 
 class AlertStatus(models.TextChoices):
     FIRING = "firing", _("Firing")
-    RESOLVED = "resolved", _("Resolved")
+    # Its own context: an alert "resolved" is not an incident resolved, in Chinese either.
+    RESOLVED = "resolved", pgettext_lazy("alert status", "Resolved")
 
 
 class Alert(models.Model):
