@@ -108,5 +108,5 @@ def test_readiness_list_in_chinese(make_user):
         assert words in zh
     assert 'data-rag="red"' in zh  # the data attributes stay English
     detail = client.get(f"/readiness/{Deployment.objects.get().pk}/", **ZH).content.decode()
-    assert "金丝雀发布带回滚阈值" in detail  # an item title, translated on the page
+    assert "灰度带回滚阈值" in detail  # an item title, translated on the page
     assert "尚未验证。" in detail
