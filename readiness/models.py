@@ -39,6 +39,8 @@ class Deployment(models.Model):
     )
 
     class Meta:
+        verbose_name = _("deployment")
+        verbose_name_plural = _("deployments")
         ordering = ["namespace", "lws"]
         constraints = [
             models.UniqueConstraint(fields=["namespace", "lws"], name="readiness_one_per_lws")
@@ -81,6 +83,8 @@ class Verification(models.Model):
     error = models.TextField(blank=True)
 
     class Meta:
+        verbose_name = _("verification")
+        verbose_name_plural = _("verifications")
         ordering = ["-requested_at", "-id"]
         constraints = [
             models.UniqueConstraint(
@@ -109,6 +113,8 @@ class ItemCheck(AppendOnlyModel):
     source = models.CharField(max_length=20)
 
     class Meta:
+        verbose_name = _("item check")
+        verbose_name_plural = _("item checks")
         constraints = [
             models.UniqueConstraint(fields=["verification", "item"], name="readiness_check_once")
         ]
@@ -135,6 +141,8 @@ class SignOff(AppendOnlyModel):
     expires_on = models.DateField(null=True, blank=True)
 
     class Meta:
+        verbose_name = _("sign-off")
+        verbose_name_plural = _("sign-offs")
         ordering = ["-at", "-id"]
         indexes = [models.Index(fields=["deployment", "item", "at"])]
 

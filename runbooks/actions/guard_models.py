@@ -72,6 +72,8 @@ class GuardWatch(models.Model):
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
+        verbose_name = _("guard watch")
+        verbose_name_plural = _("guard watches")
         ordering = ["-changed_at", "-id"]
         indexes = [models.Index(fields=["verdict", "ends_at"])]
 

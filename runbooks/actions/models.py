@@ -84,6 +84,8 @@ class ActionRun(models.Model):
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
+        verbose_name = _("action run")
+        verbose_name_plural = _("action runs")
         ordering = ["-requested_at", "-id"]
         constraints = [
             models.UniqueConstraint(
@@ -133,6 +135,8 @@ class ActionRunEvent(AppendOnlyModel):
     payload = models.JSONField(default=dict, blank=True)
 
     class Meta:
+        verbose_name = _("action run event")
+        verbose_name_plural = _("action run events")
         ordering = ["occurred_at", "id"]
         indexes = [models.Index(fields=["run", "occurred_at", "id"])]
 
@@ -154,6 +158,8 @@ class ConfigRevision(AppendOnlyModel):
     )
 
     class Meta:
+        verbose_name = _("ConfigMap revision")
+        verbose_name_plural = _("ConfigMap revisions")
         ordering = ["-captured_at", "-id"]
         indexes = [models.Index(fields=["namespace", "name", "captured_at"])]
 

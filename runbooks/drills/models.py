@@ -37,6 +37,8 @@ class DrillPlan(models.Model):
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
+        verbose_name = _("drill plan")
+        verbose_name_plural = _("drill plans")
         ordering = ["runbook", "title", "id"]
         permissions = [("run_drill", "Can plan, start and stop chaos drills")]
 
@@ -97,6 +99,8 @@ class DrillRun(models.Model):
     error = models.TextField(blank=True)
 
     class Meta:
+        verbose_name = _("drill run")
+        verbose_name_plural = _("drill runs")
         ordering = ["-started_at", "-id"]
         constraints = [
             # One drill at a time per target: two faults at once would score neither.
@@ -133,6 +137,8 @@ class DrillRunEvent(AppendOnlyModel):
     payload = models.JSONField(default=dict, blank=True)
 
     class Meta:
+        verbose_name = _("drill run event")
+        verbose_name_plural = _("drill run events")
         ordering = ["occurred_at", "id"]
         indexes = [models.Index(fields=["run", "occurred_at", "id"])]
 
