@@ -6,6 +6,8 @@ plotly.min.js unchanged, so what a chart shows is decided (and tested) here, in 
 
 from __future__ import annotations
 
+from django.utils.translation import gettext as _
+
 from postmortems.models import ItemCategory
 from postmortems.reports.shapes import Report, minutes
 
@@ -34,27 +36,27 @@ def burndown(report: Report) -> dict:
             {
                 "type": "scatter",
                 "mode": "lines+markers",
-                "name": "Open at week end",
+                "name": _("Open at week end"),
                 "x": weeks,
                 "y": [p.open for p in points],
                 "line": {"width": 2, "color": "#1565c0"},
             },
             {
                 "type": "bar",
-                "name": "Created",
+                "name": _("Created"),
                 "x": weeks,
                 "y": [p.created for p in points],
                 "marker": {"color": "rgba(198,40,40,0.45)"},
             },
             {
                 "type": "bar",
-                "name": "Closed",
+                "name": _("Closed"),
                 "x": weeks,
                 "y": [p.closed for p in points],
                 "marker": {"color": "rgba(46,125,50,0.55)"},
             },
         ],
-        "layout": _layout("Action items", xaxis={"type": "date"}, barmode="group"),
+        "layout": _layout(_("Action items"), xaxis={"type": "date"}, barmode="group"),
     }
 
 
@@ -66,7 +68,7 @@ def response_times(report: Report) -> dict:
             {
                 "type": "scatter",
                 "mode": "lines+markers",
-                "name": "MTTA (min)",
+                "name": _("MTTA (min)"),
                 "x": months,
                 "y": [minutes(m.mtta) for m in report.months],
                 "connectgaps": False,
@@ -74,13 +76,15 @@ def response_times(report: Report) -> dict:
             {
                 "type": "scatter",
                 "mode": "lines+markers",
-                "name": "MTTR (min)",
+                "name": _("MTTR (min)"),
                 "x": months,
                 "y": [minutes(m.mttr) for m in report.months],
                 "connectgaps": False,
             },
         ],
-        "layout": _layout("Minutes", xaxis={"type": "date", "tickformat": "%b %Y", "dtick": "M1"}),
+        "layout": _layout(
+            _("Minutes"), xaxis={"type": "date", "tickformat": "%b %Y", "dtick": "M1"}
+        ),
     }
 
 
@@ -93,10 +97,10 @@ def incidents_by_severity(report: Report) -> dict:
                 "x": [s for s, _ in rows],
                 "y": [n for _, n in rows],
                 "marker": {"color": [SEVERITY_COLOURS.get(s, "#888") for s, _ in rows]},
-                "name": "Incidents",
+                "name": _("Incidents"),
             }
         ],
-        "layout": _layout("Incidents", showlegend=False),
+        "layout": _layout(_("Incidents"), showlegend=False),
     }
 
 
@@ -109,11 +113,11 @@ def incidents_by_category(report: Report) -> dict:
                 "x": [r["category"] for r in rows],
                 "y": [r["n"] for r in rows],
                 "hovertext": [r["title"] for r in rows],
-                "name": "Incidents",
+                "name": _("Incidents"),
                 "marker": {"color": "#5c6bc0"},
             }
         ],
-        "layout": _layout("Incidents", showlegend=False),
+        "layout": _layout(_("Incidents"), showlegend=False),
     }
 
 
@@ -130,11 +134,11 @@ def open_items_by_category(report: Report) -> dict:
                 "type": "bar",
                 "x": list(totals),
                 "y": list(totals.values()),
-                "name": "Open items",
+                "name": _("Open items"),
                 "marker": {"color": "#00897b"},
             }
         ],
-        "layout": _layout("Open items", showlegend=False),
+        "layout": _layout(_("Open items"), showlegend=False),
     }
 
 

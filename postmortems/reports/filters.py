@@ -11,6 +11,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from django.conf import settings
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from console.bounds import DATE_RANGE_MESSAGE, clamp_date, parse_date
 from postmortems.models import ItemCategory
@@ -40,13 +41,20 @@ class ReportFilters:
         errors: list[str] = []
         tz = (params.get("tz") or "").strip()
         if tz and not _valid_zone(tz):
-            errors.append(f"Unknown time zone {tz[:60]!r}: using {settings.TIME_ZONE}.")
+            errors.append(
+                _("Unknown time zone %(tz)s: using %(default)s.")
+                % {"tz": repr(tz[:60]), "default": settings.TIME_ZONE}
+            )
             tz = ""
         today = now.astimezone(ZoneInfo(tz or settings.TIME_ZONE)).date()
         start, end = parse_date(params.get("start")), parse_date(params.get("end"))
         for name in ("start", "end"):
             if params.get(name) and (start if name == "start" else end) is None:
-                errors.append(f"The {name} date must look like 2026-01-31: using the default.")
+                errors.append(
+                    _("The start date must look like 2026-01-31: using the default.")
+                    if name == "start"
+                    else _("The end date must look like 2026-01-31: using the default.")
+                )
         # Year 1 or 9999 would overflow the range's day and week arithmetic: clamp.
         if any(d is not None and clamp_date(d) != d for d in (start, end)):
             errors.append(f"{DATE_RANGE_MESSAGE} Moved the range inside them.")
@@ -54,14 +62,19 @@ class ReportFilters:
         end = end or today
         start = start or end - timedelta(days=DEFAULT_DAYS - 1)
         if start > end:
-            errors.append("The start date was after the end date: swapped them.")
+            errors.append(_("The start date was after the end date: swapped them."))
             start, end = end, start
         if (end - start).days >= MAX_DAYS:
             start = end - timedelta(days=MAX_DAYS - 1)
-            errors.append(f"Reports cover at most {MAX_DAYS} days: moved the start date.")
+            errors.append(
+                _("Reports cover at most %(days)s days: moved the start date.") % {"days": MAX_DAYS}
+            )
         category = (params.get("category") or "").strip()
         if category and category not in ItemCategory.values:
-            errors.append(f"Unknown category {category[:40]!r}: showing all categories.")
+            errors.append(
+                _("Unknown category %(category)s: showing all categories.")
+                % {"category": repr(category[:40])}
+            )
             category = ""
         namespace = (params.get("namespace") or "").strip()[:253]
         include_drills = (params.get("drills") or "").strip() in ("include", "1", "on")

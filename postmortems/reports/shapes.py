@@ -7,11 +7,14 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
+from django.utils.translation import gettext as _
+
 from postmortems.models import ItemCategory
 
 if TYPE_CHECKING:
     from postmortems.reports.filters import ReportFilters
 
+# Also the CSV values (English); the page translates them (postmortem_text.age_bucket).
 AGE_BUCKETS = ("0-7 days", "8-30 days", "31-90 days", "over 90 days")
 
 
@@ -23,13 +26,16 @@ def human_duration(value: timedelta | None) -> str:
     days, rest = divmod(seconds, 86400)
     hours, rest = divmod(rest, 3600)
     minutes, secs = divmod(rest, 60)
+    parts = {"d": days, "h": hours, "m": minutes, "mm": f"{minutes:02d}", "s": secs}
+    parts["ss"] = f"{secs:02d}"
+    # Shown on the page only (the CSV has minutes as numbers): the viewer's language.
     if days:
-        return f"{days} d {hours} h"
+        return _("%(d)s d %(h)s h") % parts
     if hours:
-        return f"{hours} h {minutes:02d} min"
+        return _("%(h)s h %(mm)s min") % parts
     if minutes:
-        return f"{minutes} min {secs:02d} s"
-    return f"{secs} s"
+        return _("%(m)s min %(ss)s s") % parts
+    return _("%(s)s s") % parts
 
 
 def minutes(value: timedelta | None) -> float | None:

@@ -5,6 +5,10 @@
 (function () {
   "use strict";
   var CONFIG = { displaylogo: false, responsive: true, displayModeBar: false };
+  // The page's words come from the template, in the viewer's language (no text in JS).
+  var SCRIPT = document.currentScript;
+  var UNAVAILABLE = (SCRIPT && SCRIPT.dataset.unavailable) ||
+    "Charts unavailable: static/vendor/plotly.min.js did not load. The tables below have the same numbers.";
 
   function draw(div) {
     if (div.dataset.rendered) return;
@@ -20,7 +24,7 @@
       // plotly.min.js failed to load (a broken static deployment): say so where the
       // charts would be; the tables and CSV links still carry every number.
       document.querySelectorAll("[data-report-chart]").forEach(function (div) {
-        div.textContent = "Charts unavailable: static/vendor/plotly.min.js did not load. The tables below have the same numbers.";
+        div.textContent = UNAVAILABLE;
         div.className += " muted small";
       });
       return;
