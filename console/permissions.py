@@ -6,6 +6,7 @@ app names its permission strings once, in its own permissions module.
 """
 
 from django.contrib.auth.models import AnonymousUser, User
+from django.utils.functional import Promise
 from django.utils.translation import gettext_noop
 from rest_framework.permissions import BasePermission
 from rest_framework.request import Request
@@ -34,7 +35,7 @@ def require_perm(perm: str):
     return _Perm
 
 
-def require(actor: User | AnonymousUser | None, perm: str, what: str) -> None:
+def require(actor: User | AnonymousUser | None, perm: str, what: str | Promise) -> None:
     """PermissionDenied ("Your role does not allow you to <what>.") unless `actor` is a
     signed-in user holding `perm`; pages answer it 403, the API too. `what` may be lazy
     (gettext_lazy): the API says it in English, a page in its own language."""

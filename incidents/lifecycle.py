@@ -38,7 +38,7 @@ SYSTEM_ONLY = {(S.MITIGATED, S.TRIGGERED), (S.MITIGATED, S.ACKNOWLEDGED)}
 
 # A status inside a sentence ("Incident #4 is mitigated"): the value in English, so
 # refusals read as before; a page shows the word in its own language.
-_STATUS_WORDS = {
+_STATUS_WORDS: dict[str, Promise] = {
     S.TRIGGERED: pgettext_lazy("incident status in a sentence", "triggered"),
     S.ACKNOWLEDGED: pgettext_lazy("incident status in a sentence", "acknowledged"),
     S.MITIGATED: pgettext_lazy("incident status in a sentence", "mitigated"),

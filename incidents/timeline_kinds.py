@@ -34,7 +34,7 @@ _KINDS: dict[str, TimelineKind] = {}
 
 
 def timeline_kinds_register(
-    *, app: str, kinds: Mapping[str, str] | Iterable[tuple[str, str]]
+    *, app: str, kinds: Mapping[str, str | Promise] | Iterable[tuple[str, str | Promise]]
 ) -> None:
     """Register `kinds` (value -> label) as written by `app`. Registering the same kind
     again with the same owner and label is a no-op; another owner is a configuration

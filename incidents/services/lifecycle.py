@@ -9,11 +9,13 @@ gives a reason; the timeline keeps both. Alertmanager's own "all resolved" (inge
 does not come through here and is not asked.
 """
 
+from collections.abc import Mapping
+
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone, translation
-from django.utils.functional import lazy
+from django.utils.functional import Promise, lazy
 from django.utils.translation import gettext_lazy, gettext_noop, ngettext
 
 from console.errors import DomainError
@@ -43,7 +45,14 @@ class AlertsFiring(DomainError):
 
     code = ALERTS_FIRING
 
-    def __init__(self, message: str, *, alerts: list[str], count: int, params=None) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        alerts: list[str],
+        count: int,
+        params: Mapping[str, object] | None = None,
+    ) -> None:
         super().__init__(message, params=params)
         self.alerts = alerts
         self.count = count
@@ -127,7 +136,7 @@ def _transition(
     actor: User,
     to: str,
     perm: str,
-    what: str,
+    what: str | Promise,
     reason: str = "",
     confirm: bool = False,
 ) -> Incident:
