@@ -2,9 +2,15 @@
 
 from django.contrib import admin
 from django.http import HttpRequest
+from django.utils.translation import gettext_lazy as _
 
 from console import audit_admin  # noqa: F401  (registers the sign-in audit log's admin)
 from console.models import WorkerHeartbeat
+
+# The admin's own titles, in the viewer's language like the rest of the console.
+admin.site.site_header = _("vLLM Incident Console administration")
+admin.site.site_title = _("vLLM Incident Console admin")
+admin.site.index_title = _("Site administration")
 
 
 @admin.register(WorkerHeartbeat)

@@ -58,24 +58,34 @@ def _discover(issuer: str) -> dict[str, Any]:
         response = requests.get(url, timeout=timeout)
     except requests.Timeout as exc:
         raise ProviderUnavailable(
-            f"The identity provider at {url} did not answer in {timeout:g} s."
+            gettext_noop("The identity provider at %(url)s did not answer in %(timeout)s s."),
+            params={"url": url, "timeout": f"{timeout:g}"},
         ) from exc
     except requests.RequestException as exc:
-        raise ProviderUnavailable(f"The identity provider at {url} is unreachable: {exc}") from exc
+        raise ProviderUnavailable(
+            gettext_noop("The identity provider at %(url)s is unreachable: %(error)s"),
+            params={"url": url, "error": exc},
+        ) from exc
     if response.status_code != 200:
         raise ProviderUnavailable(
-            f"The identity provider at {url} answered HTTP {response.status_code}."
+            gettext_noop("The identity provider at %(url)s answered HTTP %(status)s."),
+            params={"url": url, "status": response.status_code},
         )
     try:
         document = response.json()
     except ValueError as exc:
-        raise ProviderUnavailable(f"{url} did not answer JSON.") from exc
+        raise ProviderUnavailable(
+            gettext_noop("%(url)s did not answer JSON."), params={"url": url}
+        ) from exc
     if not isinstance(document, dict) or document.get("issuer") != issuer:
         # OpenID Connect Discovery 1.0, section 4.3: they must be identical.
         named = document.get("issuer") if isinstance(document, dict) else None
         raise ProviderUnavailable(
-            f"{url} names the issuer {named!r}, not OIDC_ISSUER {issuer!r}; set OIDC_ISSUER "
-            "to exactly the issuer the provider puts in its tokens."
+            gettext_noop(
+                "%(url)s names the issuer %(named)s, not OIDC_ISSUER %(issuer)s; set OIDC_ISSUER "
+                "to exactly the issuer the provider puts in its tokens."
+            ),
+            params={"url": url, "named": repr(named), "issuer": repr(issuer)},
         )
     return document
 
@@ -104,8 +114,11 @@ def provider() -> Provider:
     values = {name: value or str(found.get(name) or "") for name, value in configured.items()}
     if missing := [name for name in needed if not values[name]]:
         raise ProviderUnavailable(
-            f"The identity provider at {issuer} names no {', '.join(missing)}; set "
-            "the OIDC_OP_*_ENDPOINT settings."
+            gettext_noop(
+                "The identity provider at %(issuer)s names no %(missing)s; set "
+                "the OIDC_OP_*_ENDPOINT settings."
+            ),
+            params={"issuer": issuer, "missing": ", ".join(missing)},
         )
     return Provider(issuer=issuer, **values)
 

@@ -50,3 +50,5 @@ urlpatterns = [
 
 # JSON under /api/ (an unmatched API URL, e.g. a negative id), the HTML page elsewhere.
 handler404 = "console.api_errors.not_found"
+# The 403 page says why in the viewer's language (a service's refusal carries both).
+handler403 = "console.web.permission_denied"

@@ -15,7 +15,7 @@ from django.contrib import messages
 from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied
 from django.db.models import prefetch_related_objects
-from django.http import Http404, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
@@ -47,6 +47,11 @@ def forbidden(request: HtmxRequest, message: str) -> HttpResponse:
     if request.htmx:
         return flash(request, message, status=403)
     return render(request, "403.html", {"exception": message}, status=403)
+
+
+def permission_denied(request: HttpRequest, exception: Exception) -> HttpResponse:
+    """handler403: Django's 403 page, with a refusal's message in the page's language."""
+    return render(request, "403.html", {"exception": page_message(exception)}, status=403)
 
 
 def console_view(perm: str | None = None):
