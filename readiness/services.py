@@ -10,13 +10,13 @@ from datetime import date, datetime, timedelta
 
 from django.conf import settings
 from django.contrib.auth.models import User
-from django.core.exceptions import PermissionDenied
 from django.db import IntegrityError, transaction
 from django.db.models import OuterRef, Subquery
 from django.utils import timezone
+from django.utils.translation import gettext_lazy, gettext_noop
 
 from console.bounds import MAX_ID
-from console.errors import DomainError
+from console.errors import DomainError, NotAllowed
 from readiness import discovery, verify
 from readiness.items import BY_KEY, SIGN_OFF_KEYS
 from readiness.models import (
@@ -39,6 +39,12 @@ log = logging.getLogger(__name__)
 
 class ReadinessError(DomainError):
     """A refused checklist change."""
+
+
+def _title(item: str):
+    """An item's title, lazy: English for the API, translated on pages (the titles are
+    marked in readiness/items.py)."""
+    return gettext_lazy(BY_KEY[item].title)
 
 
 def _stale_seconds() -> int:
@@ -72,7 +78,11 @@ def _locked(deployment_id: int) -> Deployment:
     if 0 < deployment_id <= MAX_ID:  # beyond bigint no row can match (and PostgreSQL errs)
         deployment = Deployment.objects.select_for_update().filter(pk=deployment_id).first()
     if deployment is None:
-        raise ReadinessError(f"Deployment #{deployment_id} does not exist.", code="not_found")
+        raise ReadinessError(
+            gettext_noop("Deployment #%(id)s does not exist."),
+            code="not_found",
+            params={"id": deployment_id},
+        )
     return deployment
 
 
@@ -89,13 +99,21 @@ def verification_request(
     """(verification, created): a new queued verification of the deployment, or the one
     already queued or running (created False). `actor` None is the beat schedule."""
     if actor is not None and not actor.has_perm(VERIFY):
-        raise PermissionDenied("Your role does not allow running the checklist verification.")
+        raise NotAllowed(
+            gettext_noop("Your role does not allow running the checklist verification.")
+        )
     deployment = _locked(deployment_id)
     if not deployment.present:
         raise ReadinessError(
-            f"{deployment} is no longer in the cluster (last seen "
-            f"{deployment.last_seen_at:%Y-%m-%d %H:%M} UTC); there is nothing to verify.",
+            gettext_noop(
+                "%(deployment)s is no longer in the cluster (last seen %(at)s UTC); there is "
+                "nothing to verify."
+            ),
             code="gone",
+            params={
+                "deployment": str(deployment),
+                "at": f"{deployment.last_seen_at:%Y-%m-%d %H:%M}",
+            },
         )
     now = timezone.now()
     active = deployment.verifications.filter(status__in=ACTIVE_VERIFICATION).first()
@@ -240,12 +258,19 @@ def verifications_prune(*, now: datetime | None = None) -> int:
 
 def _signable(deployment_id: int, item: str) -> Deployment:
     if item not in BY_KEY:
-        raise ReadinessError(f"There is no checklist item {item!r}.", code="invalid_params")
+        raise ReadinessError(
+            gettext_noop("There is no checklist item %(item)s."),
+            code="invalid_params",
+            params={"item": repr(item)},
+        )
     if item not in SIGN_OFF_KEYS:
         raise ReadinessError(
-            f"{BY_KEY[item].title!r} is verified by the console from the cluster; it cannot "
-            "be signed off by hand.",
+            gettext_noop(
+                "'%(item)s' is verified by the console from the cluster; it cannot be signed off "
+                "by hand."
+            ),
             code="invalid_params",
+            params={"item": _title(item)},
         )
     return _locked(deployment_id)
 
@@ -256,21 +281,25 @@ def signoff_record(
 ) -> SignOff:
     """A commander's sign-off of one person-checked item, valid until `expires_on`."""
     if not actor.has_perm(SIGN_OFF):
-        raise PermissionDenied("Only a commander may sign off checklist items.")
+        raise NotAllowed(gettext_noop("Only a commander may sign off checklist items."))
     deployment = _signable(deployment_id, item)
     note = (note or "").strip()
     if not note:
-        raise ReadinessError("Say what you checked in the note.", code="invalid_params")
+        raise ReadinessError(
+            gettext_noop("Say what you checked in the note."), code="invalid_params"
+        )
     today = timezone.localdate()
     if expires_on <= today:
         raise ReadinessError(
-            f"The expiry {expires_on:%Y-%m-%d} is not in the future.", code="invalid_params"
+            gettext_noop("The expiry %(day)s is not in the future."),
+            code="invalid_params",
+            params={"day": f"{expires_on:%Y-%m-%d}"},
         )
     if expires_on > today + timedelta(days=MAX_SIGNOFF_DAYS):
         raise ReadinessError(
-            f"A sign-off holds at most {MAX_SIGNOFF_DAYS} days; {expires_on:%Y-%m-%d} is "
-            "further out.",
+            gettext_noop("A sign-off holds at most %(days)s days; %(day)s is further out."),
             code="invalid_params",
+            params={"days": MAX_SIGNOFF_DAYS, "day": f"{expires_on:%Y-%m-%d}"},
         )
     return SignOff.objects.create(
         deployment=deployment,
@@ -287,14 +316,20 @@ def signoff_record(
 def signoff_revoke(*, deployment_id: int, item: str, actor: User, note: str) -> SignOff:
     """Withdraw the item's sign-off (a new history row; the old one stays)."""
     if not actor.has_perm(SIGN_OFF):
-        raise PermissionDenied("Only a commander may revoke checklist sign-offs.")
+        raise NotAllowed(gettext_noop("Only a commander may revoke checklist sign-offs."))
     deployment = _signable(deployment_id, item)
     note = (note or "").strip()
     if not note:
-        raise ReadinessError("Say why the sign-off no longer holds.", code="invalid_params")
+        raise ReadinessError(
+            gettext_noop("Say why the sign-off no longer holds."), code="invalid_params"
+        )
     latest = deployment.signoffs.filter(item=item).first()
     if latest is None or latest.action == SignOffAction.REVOKE:
-        raise ReadinessError(f"{BY_KEY[item].title!r} is not signed off.", code="invalid_state")
+        raise ReadinessError(
+            gettext_noop("'%(item)s' is not signed off."),
+            code="invalid_state",
+            params={"item": _title(item)},
+        )
     return SignOff.objects.create(
         deployment=deployment,
         item=item,

@@ -11,6 +11,7 @@ from django.shortcuts import render
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import HttpResponseClientRefresh
 
@@ -82,7 +83,11 @@ def deployment_verify(request: AuthedRequest, pk: int):
 def _item(request: AuthedRequest) -> str:
     item = request.POST.get("item", "")
     if item not in SIGN_OFF_KEYS:
-        raise DomainError(f"{item!r} is not an item a person signs off.", code="invalid_params")
+        raise DomainError(
+            gettext_noop("%(item)s is not an item a person signs off."),
+            code="invalid_params",
+            params={"item": repr(item)},
+        )
     return item
 
 
@@ -97,7 +102,9 @@ def signoff_record(request: AuthedRequest, pk: int):
     def call():
         expires_on = parse_date(request.POST.get("expires_on"))
         if expires_on is None:
-            raise DomainError("Give the expiry as a date (YYYY-MM-DD).", code="invalid_params")
+            raise DomainError(
+                gettext_noop("Give the expiry as a date (YYYY-MM-DD)."), code="invalid_params"
+            )
         services.signoff_record(
             deployment_id=pk, item=_item(request), actor=request.user,
             note=request.POST.get("note", ""), expires_on=expires_on,

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from django.contrib.auth.models import User
 from django.db import transaction
+from django.utils.translation import gettext_lazy, gettext_noop
 
 from console.errors import DomainError
 from console.permissions import require
@@ -26,6 +27,18 @@ RUNBOOK_STEPS = {
     "fix": "Fix",
     "long_term": "Long-term",
 }
+# The same steps as pages name them (a refusal's params say them in the page's language).
+RUNBOOK_STEP_LABELS = {
+    "symptom": gettext_lazy("Symptom"),
+    "triage": gettext_lazy("Triage"),
+    "root_cause": gettext_lazy("Root cause"),
+    "fix": gettext_lazy("Fix"),
+    "long_term": gettext_lazy("Long-term"),
+}
+# What a refusal says the actor may not do ("Your role does not allow you to ...").
+CHANGE_RUNBOOK = gettext_lazy("change the incident's runbook")
+CONFIRM_DIAGNOSIS = gettext_lazy("confirm a diagnosis")
+CHECK_OFF_STEPS = gettext_lazy("check off runbook steps")
 
 
 def _first_sentence(text: str) -> str:
@@ -37,14 +50,15 @@ def _first_sentence(text: str) -> str:
 @transaction.atomic
 def runbook_change(*, incident_id: int, actor: User, slug: str) -> Incident:
     """Point the incident at a catalogue runbook; the change goes on the timeline."""
-    require(actor, RESPOND, "change the incident's runbook")
+    require(actor, RESPOND, CHANGE_RUNBOOK)
     slug = (slug or "").strip()
     catalog = load_catalog()
     if catalog.get(slug) is None:
         names = ", ".join(rb.slug for rb in catalog.all())
         raise DomainError(
-            f"There is no runbook named {slug[:120]!r}; the catalogue has: {names}.",
+            gettext_noop("There is no runbook named %(slug)s; the catalogue has: %(names)s."),
             code="invalid",
+            params={"slug": repr(slug[:120]), "names": names},
         )
     return incident_runbook_set(incident_id=incident_id, actor=actor, slug=slug)
 
@@ -56,12 +70,14 @@ def diagnosis_confirm(*, incident_id: int, actor: User) -> TimelineEvent:
     (with a timeout), and no row lock or transaction should wait on that. The write
     itself is one atomic service call.
     """
-    require(actor, RESPOND, "confirm a diagnosis")
+    require(actor, RESPOND, CONFIRM_DIAGNOSIS)
     result = incident_triage(incident=incident_get(incident_id=incident_id))
     if not result.runbook_slug:
         raise DomainError(
-            "No runbook matches this incident, so there is no diagnosis to confirm; "
-            "pick a runbook first.",
+            gettext_noop(
+                "No runbook matches this incident, so there is no diagnosis to confirm; "
+                "pick a runbook first."
+            ),
             code="invalid",
         )
     checks = [{"id": c.id, "value": c.value, "state": c.state} for c in result.checks]
@@ -73,23 +89,24 @@ def diagnosis_confirm(*, incident_id: int, actor: User) -> TimelineEvent:
         message=message,
         payload={"runbook": result.runbook_slug, "branch": result.branch_id, "checks": checks},
         perm=RESPOND,
-        what="confirm a diagnosis",
+        what=CONFIRM_DIAGNOSIS,
     )
 
 
 @transaction.atomic
 def runbook_step_check(*, incident_id: int, actor: User, step: str) -> TimelineEvent:
     """Check off one stepper step of the incident's current runbook, once."""
-    require(actor, RESPOND, "check off runbook steps")
+    require(actor, RESPOND, CHECK_OFF_STEPS)
     if step not in RUNBOOK_STEPS:
         raise DomainError(
-            f"{step[:60]!r} is not a runbook step; the steps are: {', '.join(RUNBOOK_STEPS)}.",
+            gettext_noop("%(step)s is not a runbook step; the steps are: %(steps)s."),
             code="invalid",
+            params={"step": repr(step[:60]), "steps": ", ".join(RUNBOOK_STEPS)},
         )
     incident = incident_for_update(incident_id=incident_id)  # serialises concurrent check-offs
     runbook = incident_runbook(incident, incident_alerts_firing_first(incident))
     if runbook is None:
-        raise DomainError("No runbook matches this incident; pick a runbook first.")
+        raise DomainError(gettext_noop("No runbook matches this incident; pick a runbook first."))
     done = TimelineEvent.objects.filter(
         incident=incident,
         kind=RUNBOOK_STEP,
@@ -98,7 +115,9 @@ def runbook_step_check(*, incident_id: int, actor: User, step: str) -> TimelineE
     ).exists()
     if done:
         raise DomainError(
-            f"{RUNBOOK_STEPS[step]} is already checked off for {runbook.slug}.", code="unchanged"
+            gettext_noop("%(step)s is already checked off for %(runbook)s."),
+            code="unchanged",
+            params={"step": RUNBOOK_STEP_LABELS[step], "runbook": runbook.slug},
         )
     return incident_event_add(
         incident_id=incident_id,
@@ -107,5 +126,5 @@ def runbook_step_check(*, incident_id: int, actor: User, step: str) -> TimelineE
         message=f"Runbook step done: {RUNBOOK_STEPS[step]}",
         payload={"runbook": runbook.slug, "step": step},
         perm=RESPOND,
-        what="check off runbook steps",
+        what=CHECK_OFF_STEPS,
     )

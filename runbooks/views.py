@@ -19,7 +19,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import dateformat, formats, timezone
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy, pgettext
+from django.utils.translation import pgettext
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import trigger_client_event
 
@@ -50,13 +50,7 @@ class StepView:
 
 
 # The stepper's names as the page shows them; the timeline keeps services' English words.
-STEP_NAMES = {
-    "symptom": gettext_lazy("Symptom"),
-    "triage": gettext_lazy("Triage"),
-    "root_cause": gettext_lazy("Root cause"),
-    "fix": gettext_lazy("Fix"),
-    "long_term": gettext_lazy("Long-term"),
-}
+STEP_NAMES = services.RUNBOOK_STEP_LABELS
 
 STEPS = tuple(
     StepView(anchor=key.replace("_", "-"), key=key, name=STEP_NAMES.get(key, name))

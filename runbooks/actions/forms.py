@@ -12,6 +12,8 @@ import json
 import re
 from typing import Any
 
+from django.utils.translation import gettext_noop
+
 from console.bounds import parse_id
 from console.errors import DomainError
 from incidents.models import Incident
@@ -76,10 +78,15 @@ def recommended_action(incident: Incident, index: str) -> dict[str, Any]:
     alerts = incident_alerts_firing_first(incident)
     runbook = incident_runbook(incident, alerts)
     if runbook is None:
-        raise DomainError("This incident has no runbook, so it has no recommended actions.")
+        raise DomainError(
+            gettext_noop("This incident has no runbook, so it has no recommended actions.")
+        )
     number = parse_id(index) if not str(index).startswith("#") else None
     if number is None or number >= len(runbook.emergency_actions):
-        raise DomainError(f"The runbook {runbook.slug} has no action number {index[:10]!r}.")
+        raise DomainError(
+            gettext_noop("The runbook %(runbook)s has no action number %(index)s."),
+            params={"runbook": runbook.slug, "index": repr(index[:10])},
+        )
     action = runbook.emergency_actions[number]
     labels = incident_labels(incident, alerts)
     params = filled_params(action, labels)

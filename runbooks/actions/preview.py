@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from django.contrib.auth.models import User
+from django.utils.functional import Promise
+from django.utils.translation import gettext_lazy, gettext_noop, pgettext_lazy
 
 from console.errors import DomainError
 from console.permissions import require
@@ -79,12 +81,38 @@ def busy_run(target: str) -> ActionRun | None:
     )
 
 
-def busy_message(run: ActionRun) -> str:
-    return (
-        f"{run.target} already has an active run: #{run.pk} {run.kind}, "
-        f"{run.status.replace('_', ' ')}, requested by {run.requested_by.get_username()}. "
-        "Wait for it to finish, or cancel it, before asking for another change."
-    )
+BUSY = gettext_noop(
+    "%(target)s already has an active run: #%(id)s %(kind)s, %(status)s, requested by "
+    "%(user)s. Wait for it to finish, or cancel it, before asking for another change."
+)
+
+
+def busy_params(run: ActionRun) -> dict:
+    """BUSY's params; the status a lazy label, English where the message is (the API)."""
+    return {
+        "target": run.target,
+        "id": run.pk,
+        "kind": run.kind,
+        "status": run_status_word(run.status),
+        "user": run.requested_by.get_username(),
+    }
+
+
+# A run's status inside a sentence ("... #12 scale_lws, queued, ..."), lazy: a refusal
+# says it in English to the API and in the page's language to a page.
+_STATUS_WORDS: dict[str, Promise] = {
+    "awaiting_approval": pgettext_lazy("action run status in a sentence", "awaiting approval"),
+    "queued": pgettext_lazy("action run status in a sentence", "queued"),
+    "running": pgettext_lazy("action run status in a sentence", "running"),
+    "succeeded": pgettext_lazy("action run status in a sentence", "succeeded"),
+    "failed": pgettext_lazy("action run status in a sentence", "failed"),
+    "cancelled": pgettext_lazy("action run status in a sentence", "cancelled"),
+    "rejected": pgettext_lazy("action run status in a sentence", "rejected"),
+}
+
+
+def run_status_word(status: str) -> str | Promise:
+    return _STATUS_WORDS.get(status, status.replace("_", " "))
 
 
 def _plan_now(action, clean: dict, incident: Incident) -> tuple[dict, dict, str]:
@@ -114,7 +142,7 @@ def action_run_preview(
     needs approval and whether the target is busy. Reads Kubernetes (with timeouts); a
     guardrail, a missing object or a refused dry run raises DomainError; an unreachable API
     gives a preview with `error` set, so a request can still be queued for the worker."""
-    require(actor, REQUEST_ACTION, "request actions")
+    require(actor, REQUEST_ACTION, gettext_lazy("request actions"))
     incident = incident or incident_for(incident_id)
     try:
         action = kind_for(kind)

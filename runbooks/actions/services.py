@@ -11,11 +11,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.contrib.auth.models import User
-from django.core.exceptions import PermissionDenied
 from django.db import IntegrityError, transaction
 from django.utils import timezone
+from django.utils.translation import gettext_lazy, gettext_noop
 
-from console.errors import DomainError
+from console.errors import DomainError, NotAllowed
 from console.permissions import require
 from incidents.models import IncidentStatus
 from incidents.permissions import ACKNOWLEDGE
@@ -25,12 +25,14 @@ from runbooks.actions.audit import run_record
 from runbooks.actions.kinds import ActionError, Snapshot, kind_for
 from runbooks.actions.models import ActionRun, ActionRunStatus
 from runbooks.actions.preview import (
+    BUSY,
     Preview,
     action_run_preview,
-    busy_message,
+    busy_params,
     busy_run,
     domain_error,
     incident_for,
+    run_status_word,
 )
 from runbooks.actions.transitions import check_move
 from runbooks.permissions import REQUEST_ACTION
@@ -38,6 +40,8 @@ from runbooks.permissions import REQUEST_ACTION
 __all__ = ["Preview", "action_run_preview"]  # re-exported: the pages and API preview here
 
 KEY_RE = re.compile(r"[A-Za-z0-9_.:-]{8,100}")
+# "Your role does not allow you to request actions." in the page's language.
+REQUEST_ACTIONS = gettext_lazy("request actions")
 NOTE_MAX = 500
 
 
@@ -59,9 +63,12 @@ def _replay(actor: User, key: str, kind: str, params: dict[str, Any]) -> ActionR
         return None
     if run.kind != kind or run.params != params:
         raise DomainError(
-            f"idempotency_key was already used for run #{run.pk} ({run.kind}) with other "
-            "parameters; send a new key for a new request.",
+            gettext_noop(
+                "idempotency_key was already used for run #%(id)s (%(kind)s) with other "
+                "parameters; send a new key for a new request."
+            ),
             code="conflict",
+            params={"id": run.pk, "kind": run.kind},
         )
     return run
 
@@ -80,7 +87,7 @@ def action_run_request(
     the same key again and gets the run that key made (the API answers 200, not 201).
     Queued at once (and enqueued when the transaction commits) unless the policy wants a
     second person's approval."""
-    require(actor, REQUEST_ACTION, "request actions")
+    require(actor, REQUEST_ACTION, REQUEST_ACTIONS)
     key = _check_key(idempotency_key)
     if ActionRun.objects.filter(requested_by=actor, idempotency_key=key).exists():
         try:  # a repeat: answer the run it made, without asking Kubernetes again
@@ -96,8 +103,11 @@ def action_run_request(
     )
     if incident.status == IncidentStatus.RESOLVED:
         raise DomainError(
-            f"Incident #{incident.pk} is resolved; reopen it before changing the fleet from it.",
+            gettext_noop(
+                "Incident #%(id)s is resolved; reopen it before changing the fleet from it."
+            ),
             code="invalid_state",
+            params={"id": incident.pk},
         )
     if preview.busy_with is not None:
         # The run keeping the target busy may be this very request's twin (a double click
@@ -105,7 +115,7 @@ def action_run_request(
         existing = _replay(actor, key, preview.kind, preview.params)
         if existing is not None:
             return existing, False
-        raise DomainError(busy_message(preview.busy_with), code="busy")
+        raise DomainError(BUSY, code="busy", params=busy_params(preview.busy_with))
     now = timezone.now()
     try:
         with transaction.atomic():
@@ -146,7 +156,7 @@ def action_run_request(
             return existing, False
         busy = busy_run(preview.target)
         if busy is not None:
-            raise DomainError(busy_message(busy), code="busy") from None
+            raise DomainError(BUSY, code="busy", params=busy_params(busy)) from None
         raise
     return run, True
 
@@ -168,7 +178,11 @@ def _locked(run_id: int) -> ActionRun:
 def _note(note: str) -> str:
     note = " ".join((note or "").split())
     if len(note) > NOTE_MAX:
-        raise DomainError(f"The note is longer than {NOTE_MAX} characters.", code="invalid")
+        raise DomainError(
+            gettext_noop("The note is longer than %(limit)s characters."),
+            code="invalid",
+            params={"limit": NOTE_MAX},
+        )
     return note
 
 
@@ -197,7 +211,7 @@ def action_run_decide(*, run_id: int, actor: User, verdict: str, note: str = "")
     run = _locked(run_id)
     ok, why = policy.can_decide(actor, run)
     if not ok:
-        raise PermissionDenied(why)
+        raise NotAllowed(why)  # policy marks its reasons with gettext_noop
     check_move(run, decision.to, hint="it is not awaiting approval")
     note = _note(note)
     run.decided_by, run.decided_at, run.decision_note = actor, timezone.now(), note
@@ -228,7 +242,7 @@ def action_run_cancel(*, run_id: int, actor: User, note: str = "") -> ActionRun:
     half way would leave the object in a state nobody planned."""
     run = _locked(run_id)
     if not policy.can_cancel(actor, run):
-        raise PermissionDenied("Only the requester or a commander can cancel a run.")
+        raise NotAllowed(gettext_noop("Only the requester or a commander can cancel a run."))
     check_move(
         run, ActionRunStatus.CANCELLED, hint="only a run that has not started can be cancelled"
     )
@@ -246,15 +260,15 @@ def action_run_cancel(*, run_id: int, actor: User, note: str = "") -> ActionRun:
 
 def action_run_undo(*, run_id: int, actor: User, idempotency_key: str) -> ActionRun:
     """Request a new run of the same kind that restores the state saved before `run`."""
-    require(actor, REQUEST_ACTION, "request actions")
+    require(actor, REQUEST_ACTION, REQUEST_ACTIONS)
     run = ActionRun.objects.filter(pk=run_id).first()
     if run is None:
         raise DomainError(f"Action run #{run_id} does not exist.", code="not_found")
     if run.status != ActionRunStatus.SUCCEEDED or not run.before:
         raise DomainError(
-            f"Run #{run.pk} is {run.status.replace('_', ' ')}; only a run that succeeded "
-            "can be undone.",
+            gettext_noop("Run #%(id)s is %(status)s; only a run that succeeded can be undone."),
             code="invalid_state",
+            params={"id": run.pk, "status": run_status_word(run.status)},
         )
     existing = ActionRun.objects.filter(requested_by=actor, idempotency_key=idempotency_key).first()
     if existing is not None and existing.undo_of_id == run.pk:
@@ -262,8 +276,9 @@ def action_run_undo(*, run_id: int, actor: User, idempotency_key: str) -> Action
     done = run.blocking_undo()
     if done is not None:
         raise DomainError(
-            f"Run #{run.pk} is already being undone or was undone by run #{done.pk}.",
+            gettext_noop("Run #%(id)s is already being undone or was undone by run #%(undo)s."),
             code="invalid_state",
+            params={"id": run.pk, "undo": done.pk},
         )
     try:
         params = kind_for(run.kind).undo_params(run.params, Snapshot.from_dict(run.before))

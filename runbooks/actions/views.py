@@ -18,7 +18,7 @@ from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import reswap, trigger_client_event
 from django_htmx.http import retarget as retarget_to
 
-from console.errors import DomainError
+from console.errors import DomainError, page_message
 from console.http import AuthedRequest
 from console.web import CHANGED_EVENT, FLASH_CLEARED, console_view, denied, flash, refused
 from incidents.models import Incident
@@ -118,7 +118,7 @@ def _dialog(
                 incident_id=incident.pk, actor=request.user, kind=kind, params=params
             )
         except DomainError as exc:
-            error = str(exc)
+            error = page_message(exc)
     context = {
         "incident": incident,
         "kind": kind,
@@ -150,7 +150,7 @@ def action_confirm(request: AuthedRequest, pk: int):
     try:
         item = recommended_action(incident, request.GET.get("action", ""))
     except DomainError as exc:
-        return flash(request, str(exc), status=409)
+        return flash(request, page_message(exc), status=409)
     return _dialog(
         request,
         incident,
@@ -168,7 +168,9 @@ def action_confirm_update(request: AuthedRequest, pk: int):
     incident = incident_get(incident_id=pk)
     kind = request.POST.get("kind", "")
     if kind not in KIND_CHOICES:
-        return flash(request, f"Unknown action kind {kind[:40]!r}.", status=409)
+        return flash(
+            request, _("Unknown action kind %(kind)s.") % {"kind": repr(kind[:40])}, status=409
+        )
     params = coerce_params(request.POST)
     return _dialog(request, incident, kind=kind, params=params, title=request.POST.get("title", ""))
 
@@ -200,7 +202,7 @@ def action_request(request: AuthedRequest, pk: int):
             kind=kind,
             params=params,
             title=request.POST.get("title", ""),
-            error=str(exc),
+            error=page_message(exc),
         )
     if not request.htmx:
         return redirect("runbooks:action-run", run_id=run.pk)

@@ -8,7 +8,9 @@ from typing import Any
 
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
-from django.utils import timezone, translation
+from django.utils import timezone
+from django.utils.functional import Promise
+from django.utils.translation import gettext_lazy, gettext_noop, pgettext_lazy
 
 from console.errors import DomainError
 from console.permissions import require
@@ -31,7 +33,7 @@ SECONDS_MIN, SECONDS_MAX = 10, 24 * 3600
 TITLE_MAX, REASON_MAX = 200, 300
 
 
-def require_drill_role(actor: User, what: str) -> None:
+def require_drill_role(actor: User, what: str | Promise) -> None:
     require(actor, RUN_DRILL, what)
 
 
@@ -42,14 +44,19 @@ def drill_target_check(*, namespace: str, lws: str) -> dict[str, str]:
         obj = kube_api().get_lws(namespace, lws)
     except ActionError as exc:
         raise DomainError(
-            f"Could not check that {namespace}/{lws} is a drill target: {exc}", code="unavailable"
+            gettext_noop("Could not check that %(target)s is a drill target: %(error)s"),
+            code="unavailable",
+            params={"target": f"{namespace}/{lws}", "error": exc},
         ) from exc
     labels = (obj.get("metadata") or {}).get("labels") or {}
     if labels.get(DRILL_LABEL) != "true":
         raise DomainError(
-            f"leaderworkerset {namespace}/{lws} is not labelled as a drill target "
-            f'({DRILL_LABEL}: "true"); a drill never runs against an unlabelled target.',
+            gettext_noop(
+                'leaderworkerset %(target)s is not labelled as a drill target (%(label)s: "true"); '
+                "a drill never runs against an unlabelled target."
+            ),
             code="not_a_drill_target",
+            params={"target": f"{namespace}/{lws}", "label": DRILL_LABEL},
         )
     return labels
 
@@ -58,11 +65,16 @@ def _seconds(name: str, value: Any) -> int:
     try:
         number = int(value)  # a form's or the API's value: int, str or junk
     except (TypeError, ValueError):
-        raise DomainError(f"{name}: a whole number of seconds.", code="invalid") from None
+        raise DomainError(
+            gettext_noop("%(name)s: a whole number of seconds."),
+            code="invalid",
+            params={"name": name},
+        ) from None
     if not SECONDS_MIN <= number <= SECONDS_MAX:
         raise DomainError(
-            f"{name}: between {SECONDS_MIN} and {SECONDS_MAX} seconds, got {number}.",
+            gettext_noop("%(name)s: between %(low)s and %(high)s seconds, got %(number)s."),
             code="invalid",
+            params={"name": name, "low": SECONDS_MIN, "high": SECONDS_MAX, "number": number},
         )
     return number
 
@@ -86,31 +98,48 @@ def drill_plan_create(
 ) -> DrillPlan:
     """Plan a drill of `runbook` on namespace/lws. Refuses an unknown runbook or branch, a
     fault its adapter cannot aim at the target, and a target without the drill label."""
-    require_drill_role(actor, "plan drills")
+    require_drill_role(actor, gettext_lazy("plan drills"))
     rb = load_catalog().get((runbook or "").strip())
     if rb is None:
         raise DomainError(
-            f"runbook: there is no runbook {runbook!r} in the catalogue.", code="invalid"
+            gettext_noop("runbook: there is no runbook %(runbook)s in the catalogue."),
+            code="invalid",
+            params={"runbook": repr(runbook)},
         )
     expected_branch = (expected_branch or "").strip()
     branches = [b.id for b in rb.decision_tree]
     if expected_branch and expected_branch not in branches:
         raise DomainError(
-            f"expected_branch: runbook {rb.slug} has no branch {expected_branch!r} "
-            f"(it has {', '.join(branches)}).",
+            gettext_noop(
+                "expected_branch: runbook %(runbook)s has no branch %(branch)s "
+                "(it has %(branches)s)."
+            ),
             code="invalid",
+            params={
+                "runbook": rb.slug,
+                "branch": repr(expected_branch),
+                "branches": ", ".join(branches),
+            },
         )
     title = (title or "").strip() or f"{rb.title} drill"
     if len(title) > TITLE_MAX:
-        raise DomainError(f"title: at most {TITLE_MAX} characters.", code="invalid")
+        raise DomainError(
+            gettext_noop("title: at most %(limit)s characters."),
+            code="invalid",
+            params={"limit": TITLE_MAX},
+        )
     namespace, lws, fault = ((v or "").strip() for v in (namespace, lws, fault))
     if not namespace or not lws:
-        raise DomainError("namespace and lws: both are needed to name the target.", code="invalid")
+        raise DomainError(
+            gettext_noop("namespace and lws: both are needed to name the target."), code="invalid"
+        )
     try:
         source = adapter_for(adapter)
         source.check_target(fault=fault, namespace=namespace, lws=lws)
     except FaultError as exc:
-        raise DomainError(f"fault: {exc}.", code="invalid") from exc
+        raise DomainError(
+            gettext_noop("fault: %(error)s."), code="invalid", params={"error": exc}
+        ) from exc
     limits = {
         name: _seconds(name, value)
         for name, value in (
@@ -148,9 +177,30 @@ def real_sev1_open(
     return qs.order_by("triggered_at", "id").first()
 
 
-def busy_message(run: DrillRun) -> str:
-    return (
-        f"drill run #{run.pk} ({run.runbook}) is already {run.status} on {run.namespace}/{run.lws}."
+# A drill run's status inside a sentence, lazy: English for the API, translated on pages.
+_STATUS_WORDS: dict[str, Promise] = {
+    "starting": pgettext_lazy("drill run status in a sentence", "starting"),
+    "running": pgettext_lazy("drill run status in a sentence", "running"),
+    "stopping": pgettext_lazy("drill run status in a sentence", "stopping"),
+    "finished": pgettext_lazy("drill run status in a sentence", "finished"),
+    "failed": pgettext_lazy("drill run status in a sentence", "could not run"),
+}
+
+
+def _status_word(status: str) -> str | Promise:
+    return _STATUS_WORDS.get(status, status)
+
+
+def _busy(run: DrillRun) -> DomainError:
+    return DomainError(
+        gettext_noop("drill run #%(id)s (%(runbook)s) is already %(status)s on %(target)s."),
+        code="busy",
+        params={
+            "id": run.pk,
+            "runbook": run.runbook,
+            "status": run.status,  # the value, as before: the API's clients may read it
+            "target": f"{run.namespace}/{run.lws}",
+        },
     )
 
 
@@ -158,18 +208,25 @@ def drill_start(*, plan_id: int, actor: User) -> DrillRun:
     """Start a drill: check the target's label again, refuse while a real SEV1 is open
     (when the plan stops on one), then record the run; the worker injects the fault once
     this commits."""
-    require_drill_role(actor, "run drills")
+    require_drill_role(actor, gettext_lazy("run drills"))
     plan = DrillPlan.objects.filter(pk=plan_id).first()
     if plan is None:
-        raise DomainError(f"Drill plan #{plan_id} does not exist.", code="not_found")
+        raise DomainError(
+            gettext_noop("Drill plan #%(id)s does not exist."),
+            code="not_found",
+            params={"id": plan_id},
+        )
     drill_target_check(namespace=plan.namespace, lws=plan.lws)
     if plan.stop_on_real_sev1:
         sev1 = real_sev1_open()
         if sev1 is not None:
             raise DomainError(
-                f"Incident #{sev1.pk} (SEV1) is open; a drill would stop at once. "
-                "Drill when no real SEV1 is open.",
+                gettext_noop(
+                    "Incident #%(id)s (SEV1) is open; a drill would stop at once. "
+                    "Drill when no real SEV1 is open."
+                ),
                 code="busy",
+                params={"id": sev1.pk},
             )
     try:
         with transaction.atomic():
@@ -190,7 +247,7 @@ def drill_start(*, plan_id: int, actor: User) -> DrillRun:
         ).first()
         if busy is None:
             raise
-        raise DomainError(busy_message(busy), code="busy") from None
+        raise _busy(busy) from None
     return run
 
 
@@ -198,14 +255,19 @@ def drill_start(*, plan_id: int, actor: User) -> DrillRun:
 def drill_stop(*, run_id: int, actor: User, reason: str = "") -> DrillRun:
     """Ask for the drill to stop now: the worker clears the fault, restores the baseline
     and scores the run."""
-    require_drill_role(actor, "stop drills")
+    require_drill_role(actor, gettext_lazy("stop drills"))
     run = DrillRun.objects.select_for_update().filter(pk=run_id).first()
     if run is None:
-        raise DomainError(f"Drill run #{run_id} does not exist.", code="not_found")
+        raise DomainError(
+            gettext_noop("Drill run #%(id)s does not exist."),
+            code="not_found",
+            params={"id": run_id},
+        )
     if not run.is_active:
-        with translation.override("en"):  # the message reaches the API: English
-            status = run.get_status_display().lower()
-        raise DomainError(f"Drill run #{run.pk} is already {status}.")
+        raise DomainError(
+            gettext_noop("Drill run #%(id)s is already %(status)s."),
+            params={"id": run.pk, "status": _status_word(run.status)},
+        )
     if run.status == DrillRunStatus.STOPPING:
         return run
     reason = (reason or "").strip()[:200]

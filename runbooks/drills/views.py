@@ -11,7 +11,7 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from console.errors import DomainError
+from console.errors import DomainError, page_message
 from console.http import AuthedRequest
 from console.web import console_view, denied, forbidden, refused
 from runbooks.catalog import load_catalog
@@ -53,7 +53,7 @@ def drill_list(request: AuthedRequest):
     except (PermissionDenied, DomainError) as exc:
         if (response := denied(request, exc)) is not None:
             return response
-        form.add_error(None, str(exc))
+        form.add_error(None, page_message(exc))
         unavailable = isinstance(exc, DomainError) and exc.code == "unavailable"
         return _list_page(request, form, status=409 if unavailable else 400)
     messages.success(request, _("Planned: %(title)s.") % {"title": plan.title})
@@ -140,7 +140,7 @@ def drill_run_stop(request: AuthedRequest, run_id: int):
         if (response := denied(request, exc)) is not None:
             return response
         # E.g. it had already ended: the card below shows how the run stands now.
-        messages.error(request, str(exc))
+        messages.error(request, page_message(exc))
     if request.htmx:
         return render(request, "runbooks/drills/_run_card.html", _run_context(request, run_id))
     return redirect("runbooks:drill-run", run_id=run_id)
