@@ -24,7 +24,8 @@ from typing import Any
 
 import requests
 from django.conf import settings
-from django.utils.translation import gettext_noop
+from django.utils.functional import Promise, lazy
+from django.utils.translation import gettext, gettext_lazy, gettext_noop
 
 from console.errors import DomainError
 from incidents.alertmanager import PayloadError, parse_rfc3339
@@ -148,16 +149,27 @@ def _call(method: str, path: str, **kwargs: Any) -> requests.Response:
         ) from exc
 
 
-def _failed(response: requests.Response, what: str) -> AlertmanagerError:
+def _words(message: str, **params: object) -> str:
+    return gettext(message) % params if params else gettext(message)
+
+
+# What was asked of Alertmanager, lazy: English in the error's str(), translated on pages.
+_doing = lazy(_words, str)
+
+
+def _failed(response: requests.Response, what: str | Promise) -> AlertmanagerError:
     """The error for an answer other than the one expected, with Alertmanager's words."""
-    text = response.text.strip().strip('"')[:_MAX_ERROR_CHARS] or "no message"
+    text = response.text.strip().strip('"')[:_MAX_ERROR_CHARS] or gettext_lazy("no message")
+    params = {"url": base_url(), "what": what, "status": response.status_code, "text": text}
     if 400 <= response.status_code < 500:
         return AlertmanagerError(
-            f"Alertmanager at {base_url()} refused to {what} ({response.status_code}): {text}",
+            gettext_noop("Alertmanager at %(url)s refused to %(what)s (%(status)s): %(text)s"),
             code=REFUSED,
+            params=params,
         )
     return AlertmanagerError(
-        f"Alertmanager at {base_url()} could not {what} ({response.status_code}): {text}"
+        gettext_noop("Alertmanager at %(url)s could not %(what)s (%(status)s): %(text)s"),
+        params=params,
     )
 
 
@@ -196,8 +208,11 @@ def _parse_silence(raw: Any) -> Silence:
         )
     except (KeyError, TypeError, AttributeError, PayloadError) as exc:
         raise AlertmanagerError(
-            f"Alertmanager at {base_url()} answered a silence its v2 API does not "
-            f"describe ({exc!s:.100})."
+            gettext_noop(
+                "Alertmanager at %(url)s answered a silence its v2 API does not "
+                "describe (%(error)s)."
+            ),
+            params={"url": base_url(), "error": f"{exc!s:.100}"},
         ) from None
 
 
@@ -205,10 +220,13 @@ def silences_fetch() -> list[Silence]:
     """Every silence Alertmanager keeps (expired ones too, for its retention)."""
     response = _call("GET", "/api/v2/silences")
     if response.status_code != 200:
-        raise _failed(response, "list silences")
+        raise _failed(response, _doing(gettext_noop("list silences")))
     body = _json(response)
     if not isinstance(body, list):
-        raise AlertmanagerError(f"Alertmanager at {base_url()} answered a list that is not one.")
+        raise AlertmanagerError(
+            gettext_noop("Alertmanager at %(url)s answered a list that is not one."),
+            params={"url": base_url()},
+        )
     return [_parse_silence(raw) for raw in body]
 
 
@@ -218,7 +236,7 @@ def silence_fetch(silence_id: str) -> Silence | None:
     if response.status_code == 404:
         return None
     if response.status_code != 200:
-        raise _failed(response, f"read silence {silence_id}")
+        raise _failed(response, _doing(gettext_noop("read silence %(id)s"), id=silence_id))
     return _parse_silence(_json(response))
 
 
@@ -240,11 +258,14 @@ def silence_post(
     }
     response = _call("POST", "/api/v2/silences", json=body)
     if response.status_code != 200:
-        raise _failed(response, "create the silence")
+        raise _failed(response, _doing(gettext_noop("create the silence")))
     body = _json(response)
     silence_id = body.get("silenceID") if isinstance(body, dict) else None
     if not silence_id:
-        raise AlertmanagerError(f"Alertmanager at {base_url()} created a silence without an id.")
+        raise AlertmanagerError(
+            gettext_noop("Alertmanager at %(url)s created a silence without an id."),
+            params={"url": base_url()},
+        )
     return str(silence_id)
 
 
@@ -252,7 +273,7 @@ def silence_delete(silence_id: str) -> None:
     """Expire a silence now (Alertmanager keeps it, expired, for its retention)."""
     response = _call("DELETE", f"/api/v2/silence/{silence_id}")
     if response.status_code != 200:
-        raise _failed(response, f"expire silence {silence_id}")
+        raise _failed(response, _doing(gettext_noop("expire silence %(id)s"), id=silence_id))
 
 
 # --- which silences cover an incident -------------------------------------------------
