@@ -7,7 +7,9 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 from console.append_only import AppendOnlyModel
 
@@ -20,6 +22,23 @@ class ActionRunStatus(models.TextChoices):
     FAILED = "failed", _("Failed")
     CANCELLED = "cancelled", _("Cancelled")
     REJECTED = "rejected", _("Rejected")
+
+
+# A run's status inside a sentence ("... #12 scale_lws, queued, ..."), lazy: a refusal
+# says it in English to the API and in the page's language to a page.
+_STATUS_WORDS: dict[str, Promise] = {
+    "awaiting_approval": pgettext_lazy("action run status in a sentence", "awaiting approval"),
+    "queued": pgettext_lazy("action run status in a sentence", "queued"),
+    "running": pgettext_lazy("action run status in a sentence", "running"),
+    "succeeded": pgettext_lazy("action run status in a sentence", "succeeded"),
+    "failed": pgettext_lazy("action run status in a sentence", "failed"),
+    "cancelled": pgettext_lazy("action run status in a sentence", "cancelled"),
+    "rejected": pgettext_lazy("action run status in a sentence", "rejected"),
+}
+
+
+def run_status_word(status: str) -> str | Promise:
+    return _STATUS_WORDS.get(status, status.replace("_", " "))
 
 
 ACTIVE_STATUSES = (

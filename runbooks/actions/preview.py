@@ -9,8 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from django.contrib.auth.models import User
-from django.utils.functional import Promise
-from django.utils.translation import gettext_lazy, gettext_noop, pgettext_lazy
+from django.utils.translation import gettext_lazy, gettext_noop
 
 from console.errors import DomainError
 from console.permissions import require
@@ -30,7 +29,7 @@ from runbooks.actions.kinds import (
     Transient,
     kind_for,
 )
-from runbooks.actions.models import ACTIVE_STATUSES, ActionRun
+from runbooks.actions.models import ACTIVE_STATUSES, ActionRun, run_status_word
 from runbooks.actions.revisions import CONFIGMAP_KINDS, config_seen, revision_lookup
 from runbooks.permissions import REQUEST_ACTION
 
@@ -96,23 +95,6 @@ def busy_params(run: ActionRun) -> dict:
         "status": run_status_word(run.status),
         "user": run.requested_by.get_username(),
     }
-
-
-# A run's status inside a sentence ("... #12 scale_lws, queued, ..."), lazy: a refusal
-# says it in English to the API and in the page's language to a page.
-_STATUS_WORDS: dict[str, Promise] = {
-    "awaiting_approval": pgettext_lazy("action run status in a sentence", "awaiting approval"),
-    "queued": pgettext_lazy("action run status in a sentence", "queued"),
-    "running": pgettext_lazy("action run status in a sentence", "running"),
-    "succeeded": pgettext_lazy("action run status in a sentence", "succeeded"),
-    "failed": pgettext_lazy("action run status in a sentence", "failed"),
-    "cancelled": pgettext_lazy("action run status in a sentence", "cancelled"),
-    "rejected": pgettext_lazy("action run status in a sentence", "rejected"),
-}
-
-
-def run_status_word(status: str) -> str | Promise:
-    return _STATUS_WORDS.get(status, status.replace("_", " "))
 
 
 def _plan_now(action, clean: dict, incident: Incident) -> tuple[dict, dict, str]:

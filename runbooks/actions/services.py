@@ -212,7 +212,7 @@ def action_run_decide(*, run_id: int, actor: User, verdict: str, note: str = "")
     ok, why = policy.can_decide(actor, run)
     if not ok:
         raise NotAllowed(why)  # policy marks its reasons with gettext_noop
-    check_move(run, decision.to, hint="it is not awaiting approval")
+    check_move(run, decision.to, hint=gettext_lazy("it is not awaiting approval"))
     note = _note(note)
     run.decided_by, run.decided_at, run.decision_note = actor, timezone.now(), note
     setattr(run, decision.stamp, run.decided_at)
@@ -244,7 +244,9 @@ def action_run_cancel(*, run_id: int, actor: User, note: str = "") -> ActionRun:
     if not policy.can_cancel(actor, run):
         raise NotAllowed(gettext_noop("Only the requester or a commander can cancel a run."))
     check_move(
-        run, ActionRunStatus.CANCELLED, hint="only a run that has not started can be cancelled"
+        run,
+        ActionRunStatus.CANCELLED,
+        hint=gettext_lazy("only a run that has not started can be cancelled"),
     )
     note = _note(note)
     run.finished_at = timezone.now()

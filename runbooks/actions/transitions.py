@@ -5,8 +5,11 @@ services check first too, so a refused move is refused before anything else is t
 
 from __future__ import annotations
 
+from django.utils.functional import Promise, lazy
+from django.utils.translation import gettext, gettext_noop, pgettext
+
 from incidents.lifecycle import TransitionError
-from runbooks.actions.models import ActionRun, ActionRunStatus
+from runbooks.actions.models import ActionRun, ActionRunStatus, run_status_word
 
 S = ActionRunStatus
 
@@ -30,23 +33,37 @@ ALLOWED: dict[tuple[str, str], str] = {
 }
 
 
-def _label(status: str) -> str:
-    # The value in words, not the (translated) label: this message reaches the API.
-    return S(status).value.replace("_", " ")
+BECOMES_FROM = gettext_noop("a run becomes %(to)s only from %(froms)s")
+ONLY_REQUESTED = gettext_noop("a run is %(to)s only when it is requested")
 
 
-def check_move(run: ActionRun, to: str, *, hint: str = "") -> None:
+def _hint(to: str) -> str:
+    # Built when shown: English in the refusal (the API), the page's language on a page.
+    froms = [run_status_word(a) for a, b in ALLOWED if b == to]
+    if not froms:
+        return gettext(ONLY_REQUESTED) % {"to": run_status_word(to)}
+    joiner = f" {pgettext('one status or another', 'or')} "
+    return gettext(BECOMES_FROM) % {
+        "to": run_status_word(to),
+        "froms": joiner.join(str(f) for f in froms),
+    }
+
+
+_lazy_hint = lazy(_hint, str)
+
+
+def check_move(run: ActionRun, to: str, *, hint: str | Promise = "") -> None:
     """Raise TransitionError unless the table allows `run` (as in memory) to move to `to`.
-    `hint` says what the caller needed instead; by default, where `to` is reached from."""
+    `hint` says what the caller needed instead (lazy, for pages); by default, where `to`
+    is reached from."""
     if (run.status, to) in ALLOWED:
         return
-    if not hint:
-        froms = [_label(a) for a, b in ALLOWED if b == to]
-        hint = (
-            f"a run becomes {_label(to)} only from {' or '.join(froms)}"
-            if froms
-            else f"a run is {_label(to)} only when it is requested"
-        )
     raise TransitionError(
-        f"Cannot move action run #{run.pk} from {_label(run.status)} to {_label(to)}: {hint}."
+        gettext_noop("Cannot move action run #%(id)s from %(from)s to %(to)s: %(hint)s."),
+        params={
+            "id": run.pk,
+            "from": run_status_word(run.status),
+            "to": run_status_word(to),
+            "hint": hint or _lazy_hint(to),
+        },
     )
