@@ -77,14 +77,21 @@ def audit_record(
 
 
 def note_failure(
-    request: HttpRequest | None, *, method: str, reason: str, username: str = ""
+    request: HttpRequest | None,
+    *,
+    method: str,
+    reason: str,
+    username: str = "",
+    shown: str = "",
 ) -> None:
-    """Say why a login is being refused, for the row `user_login_failed` will write and
-    for the message the sign-in page shows."""
+    """Say why a login is being refused, for the row `user_login_failed` will write
+    (`reason`, English) and for the message the sign-in page shows (`shown`, in the
+    page's language; `reason` when not given)."""
     if request is not None:
         request.console_auth_failure = {  # type: ignore[attr-defined]
             "method": method,
             "reason": reason,
+            "shown": shown or reason,
             "username": username,
         }
 

@@ -26,12 +26,13 @@ from django.core.cache import cache
 from django.core.exceptions import PermissionDenied, SuspiciousOperation
 from django.http import HttpRequest
 from django.urls import reverse
-from django.utils.translation import gettext_noop
+from django.utils.functional import Promise
+from django.utils.translation import gettext_lazy, gettext_noop
 from mozilla_django_oidc.auth import OIDCAuthenticationBackend
 
 from console.audit import note_failure
 from console.audit_models import AuditMethod
-from console.errors import DomainError
+from console.errors import DomainError, Translatable
 from console.oidc_services import SignInRefused, oidc_account_sync
 
 CALLBACK_URL_NAME = "oidc_authentication_callback"  # the name the library reverses
@@ -156,15 +157,16 @@ class PasswordLoginPolicy:
         raise PermissionDenied(reason)  # stops authenticate(); Django sends user_login_failed
 
 
-def _token_refusal(exc: jwt.PyJWTError) -> str:
+def _token_refusal(exc: jwt.PyJWTError) -> str | Promise:
+    """Why the ID token was refused: lazy, so the audit keeps English and the page does not."""
     if isinstance(exc, jwt.InvalidSignatureError):
-        return "its signature does not match the identity provider's keys"
+        return gettext_lazy("its signature does not match the identity provider's keys")
     if isinstance(exc, jwt.InvalidAudienceError):
-        return "it was issued to another client (aud is not OIDC_RP_CLIENT_ID)"
+        return gettext_lazy("it was issued to another client (aud is not OIDC_RP_CLIENT_ID)")
     if isinstance(exc, jwt.InvalidIssuerError):
-        return "it was issued by another provider (iss is not OIDC_ISSUER)"
+        return gettext_lazy("it was issued by another provider (iss is not OIDC_ISSUER)")
     if isinstance(exc, jwt.ExpiredSignatureError):
-        return "it has expired (check the clocks of the console and the provider)"
+        return gettext_lazy("it has expired (check the clocks of the console and the provider)")
     return str(exc)
 
 
@@ -195,24 +197,33 @@ class OIDCBackend(OIDCAuthenticationBackend):
             self.OIDC_OP_USER_ENDPOINT = op.userinfo_endpoint
             self.OIDC_OP_JWKS_ENDPOINT = op.jwks_uri
             user = super().authenticate(request, **kwargs)
-        except SignInRefused as exc:
-            reason = str(exc)
-        except ProviderUnavailable as exc:
-            reason = str(exc)
+        except (SignInRefused, ProviderUnavailable) as exc:
+            refusal: Translatable = exc
         except requests.Timeout:
-            reason = f"The identity provider did not answer in {settings.OIDC_TIMEOUT:g} s."
+            refusal = SignInRefused(
+                gettext_noop("The identity provider did not answer in %(timeout)s s."),
+                params={"timeout": f"{settings.OIDC_TIMEOUT:g}"},
+            )
         except requests.RequestException as exc:
-            reason = f"The identity provider refused the sign-in: {exc}"
+            refusal = SignInRefused(
+                gettext_noop("The identity provider refused the sign-in: %(error)s"),
+                params={"error": exc},
+            )
         except (SuspiciousOperation, jwt.PyJWTError) as exc:
-            reason = f"The ID token was refused: {exc}"
+            refusal = SignInRefused(
+                gettext_noop("The ID token was refused: %(error)s"), params={"error": exc}
+            )
         else:
             if user is not None:
                 return user
-            reason = gettext_noop("The identity provider's answer was incomplete (no ID token).")
+            refusal = SignInRefused(
+                gettext_noop("The identity provider's answer was incomplete (no ID token).")
+            )
         note_failure(
             request,
             method=AuditMethod.OIDC,
-            reason=reason,
+            reason=str(refusal),  # the audit log keeps English
+            shown=refusal.translated(),
             username=getattr(self, "claimed_username", ""),
         )
         return None
@@ -224,8 +235,10 @@ class OIDCBackend(OIDCAuthenticationBackend):
         header = jwt.get_unverified_header(payload)
         if header.get("alg") != self.OIDC_RP_SIGN_ALGO:
             raise SignInRefused(
-                f"The ID token was refused: signed with {header.get('alg')!r}, "
-                f"not OIDC_RP_SIGN_ALGO {self.OIDC_RP_SIGN_ALGO!r}."
+                gettext_noop(
+                    "The ID token was refused: signed with %(alg)s, not OIDC_RP_SIGN_ALGO %(want)s."
+                ),
+                params={"alg": repr(header.get("alg")), "want": repr(self.OIDC_RP_SIGN_ALGO)},
             )
         try:
             claims = jwt.decode(
@@ -238,11 +251,16 @@ class OIDCBackend(OIDCAuthenticationBackend):
                 options={"require": ["exp", "iat", "iss", "aud", "sub"]},
             )
         except jwt.PyJWTError as exc:
-            raise SignInRefused(f"The ID token was refused: {_token_refusal(exc)}.") from exc
+            raise SignInRefused(
+                gettext_noop("The ID token was refused: %(why)s."),
+                params={"why": _token_refusal(exc)},
+            ) from exc
         audiences = claims["aud"] if isinstance(claims["aud"], list) else [claims["aud"]]
         if len(audiences) > 1 and claims.get("azp") != self.OIDC_RP_CLIENT_ID:
             # OpenID Connect Core 1.0, 3.1.3.7: several audiences need azp to be us.
-            raise SignInRefused("The ID token was refused: it was issued to another party (azp).")
+            raise SignInRefused(
+                gettext_noop("The ID token was refused: it was issued to another party (azp).")
+            )
         return claims
 
     def get_userinfo(
@@ -255,7 +273,9 @@ class OIDCBackend(OIDCAuthenticationBackend):
             info = super().get_userinfo(access_token, id_token, payload)
             if not isinstance(info, dict) or info.get("sub") != payload.get("sub"):
                 # OpenID Connect Core 1.0, 5.3.2: the userinfo sub must be the token's.
-                raise SignInRefused("The userinfo answer is about another account (sub).")
+                raise SignInRefused(
+                    gettext_noop("The userinfo answer is about another account (sub).")
+                )
             claims.update(info)
         return claims
 

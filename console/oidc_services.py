@@ -18,9 +18,11 @@ from django.contrib.auth.validators import UnicodeUsernameValidator
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.http import HttpRequest
+from django.utils.translation import gettext_lazy, gettext_noop
 
 from console.audit import audit_record, role_change_recorded_by_caller, roles_of
 from console.audit_models import AuditKind, AuditMethod
+from console.errors import Translatable
 from console.oidc_models import OidcIdentity
 from console.roles import ADMIN, ROLE_ORDER
 
@@ -33,8 +35,12 @@ PROFILE_CLAIMS = (
 )
 
 
-class SignInRefused(Exception):
-    """A sign-in the console refuses, with the reason shown to the person and audited."""
+class SignInRefused(Translatable, Exception):
+    """A sign-in the console refuses, with the reason shown to the person (translated)
+    and audited (str(): English)."""
+
+    def __init__(self, message: str, *, params: dict[str, object] | None = None) -> None:
+        super().__init__(self._keep(message, params))
 
 
 def groups_claimed(claims: dict[str, Any]) -> list[str]:
@@ -56,12 +62,14 @@ def role_for_groups(groups: list[str]) -> str | None:
     return None
 
 
-def _no_role(groups: list[str]) -> str:
-    claimed = ", ".join(groups) if groups else "none"
-    return (
-        f"Your identity provider account is in none of the groups that give a console role "
-        f"(its {settings.OIDC_GROUPS_CLAIM!r} claim: {claimed}). Ask a console admin to add "
-        "you to one."
+def _no_role(groups: list[str]) -> SignInRefused:
+    claimed = ", ".join(groups) if groups else gettext_lazy("none")
+    return SignInRefused(
+        gettext_noop(
+            "Your identity provider account is in none of the groups that give a console role "
+            "(its %(claim)s claim: %(claimed)s). Ask a console admin to add you to one."
+        ),
+        params={"claim": repr(settings.OIDC_GROUPS_CLAIM), "claimed": claimed},
     )
 
 
@@ -70,8 +78,11 @@ def _username(claims: dict[str, Any]) -> str:
     username = str(claims.get(claim) or "").strip()
     if not username:
         raise SignInRefused(
-            f"The identity provider sent no {claim!r} claim to name your console account "
-            "(an admin can choose another with OIDC_USERNAME_CLAIM)."
+            gettext_noop(
+                "The identity provider sent no %(claim)s claim to name your console account "
+                "(an admin can choose another with OIDC_USERNAME_CLAIM)."
+            ),
+            params={"claim": repr(claim)},
         )
     try:
         if len(username) > USERNAME_MAX:
@@ -79,8 +90,11 @@ def _username(claims: dict[str, Any]) -> str:
         UnicodeUsernameValidator()(username)
     except ValidationError as exc:
         raise SignInRefused(
-            f"The {claim!r} claim {username[:60]!r} cannot be a console username (letters, "
-            f"digits and @.+-_ only, at most {USERNAME_MAX})."
+            gettext_noop(
+                "The %(claim)s claim %(username)s cannot be a console username (letters, "
+                "digits and @.+-_ only, at most %(max)s)."
+            ),
+            params={"claim": repr(claim), "username": repr(username[:60]), "max": USERNAME_MAX},
         ) from exc
     return username
 
@@ -98,15 +112,20 @@ def _user_create(*, issuer: str, subject: str, claims: dict[str, Any]) -> User:
     username = _username(claims)
     if User.objects.filter(username__iexact=username).exists():
         raise SignInRefused(
-            f"The console already has an account named {username!r} that does not sign in "
-            "with single sign-on; an admin must rename or deactivate it first."
+            gettext_noop(
+                "The console already has an account named %(username)s that does not sign in "
+                "with single sign-on; an admin must rename or deactivate it first."
+            ),
+            params={"username": repr(username)},
         )
     try:
         with transaction.atomic():
             user = User.objects.create_user(username=username, **_profile(claims))  # no password
             OidcIdentity.objects.create(user=user, issuer=issuer, subject=subject)
     except IntegrityError as exc:  # the same account signing in twice at once
-        raise SignInRefused("Your first sign-in is already under way; try again.") from exc
+        raise SignInRefused(
+            gettext_noop("Your first sign-in is already under way; try again.")
+        ) from exc
     return user
 
 
@@ -143,10 +162,14 @@ def _role_set(*, user: User, role: str | None, groups: list[str], request: HttpR
         user.save(update_fields=["is_staff"])
 
 
-def _sync(*, issuer: str, claims: dict[str, Any], request: HttpRequest) -> tuple[User | None, str]:
+def _sync(
+    *, issuer: str, claims: dict[str, Any], request: HttpRequest
+) -> tuple[User | None, SignInRefused | None]:
     subject = str(claims.get("sub") or "")
     if not subject:
-        raise SignInRefused("The identity provider sent no subject (sub) for your account.")
+        raise SignInRefused(
+            gettext_noop("The identity provider sent no subject (sub) for your account.")
+        )
     groups = groups_claimed(claims)
     role = role_for_groups(groups)
     identity = (
@@ -163,11 +186,14 @@ def _sync(*, issuer: str, claims: dict[str, Any], request: HttpRequest) -> tuple
         user = identity.user
         if not user.is_active:
             raise SignInRefused(
-                f"The console account {user.username!r} is deactivated; ask a console admin."
+                gettext_noop(
+                    "The console account %(username)s is deactivated; ask a console admin."
+                ),
+                params={"username": repr(user.username)},
             )
         _profile_update(user, claims)
     _role_set(user=user, role=role, groups=groups, request=request)
-    return user, "" if role else _no_role(groups)
+    return user, None if role else _no_role(groups)
 
 
 def oidc_account_sync(*, issuer: str, claims: dict[str, Any], request: HttpRequest) -> User:
@@ -176,6 +202,7 @@ def oidc_account_sync(*, issuer: str, claims: dict[str, Any], request: HttpReque
     comes with the refusal is kept (committed before refusing)."""
     with transaction.atomic():
         user, refusal = _sync(issuer=issuer, claims=claims, request=request)
-    if user is None or refusal:
-        raise SignInRefused(refusal)
+    if refusal is not None:
+        raise refusal
+    assert user is not None  # no user comes only with a refusal
     return user

@@ -13,7 +13,6 @@ from django.contrib import messages
 from django.contrib.auth.views import LoginView
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, gettext_noop
 from mozilla_django_oidc.views import (
     OIDCAuthenticationCallbackView,
@@ -24,6 +23,7 @@ from console.audit import audit_record, failure_noted
 from console.audit_models import AuditKind, AuditMethod
 from console.errors import page_message
 from console.oidc import ProviderUnavailable, provider
+from console.oidc_services import SignInRefused
 
 LOGIN_TEMPLATE = "registration/login.html"
 PASSWORD_OFF = gettext_lazy("Password login is turned off here: sign in with %(name)s.")
@@ -94,25 +94,34 @@ class OidcCallbackView(OIDCAuthenticationCallbackView):
         if error := request.GET.get("error"):
             # The provider said no (access_denied, login_required, ...): nothing to exchange.
             description = request.GET.get("error_description", "")
-            self._refused(f"The identity provider answered {error}. {description}".strip())
+            self._refused(
+                SignInRefused(
+                    gettext_noop("The identity provider answered %(error)s. %(description)s"),
+                    params={"error": error, "description": description},
+                )
+            )
         elif "code" in request.GET and "state" in request.GET:
             states = request.session.get("oidc_states") or {}
             if request.GET["state"] not in states:
                 # The library answers 400 here; it is a stale or forged callback (an old
                 # tab, the back button, a link from someone else): say so and start again.
                 self._refused(
-                    gettext_noop("This sign-in link is stale or was started in another browser.")
+                    SignInRefused(
+                        gettext_noop(
+                            "This sign-in link is stale or was started in another browser."
+                        )
+                    )
                 )
                 return self.login_failure()
         return super().get(request)
 
-    def _refused(self, reason: str) -> None:
-        self.reason = reason
+    def _refused(self, refusal: SignInRefused) -> None:
+        self.shown = refusal.translated()
         audit_record(
             kind=AuditKind.LOGIN_FAILED,
             method=AuditMethod.OIDC,
             request=self.request,
-            reason=reason,
+            reason=str(refusal).strip(),  # English, like every audited reason
         )
 
     def login_success(self) -> HttpResponse:
@@ -122,10 +131,9 @@ class OidcCallbackView(OIDCAuthenticationCallbackView):
 
     def login_failure(self) -> HttpResponse:
         noted = failure_noted(self.request)
-        reason = getattr(self, "reason", "") or (noted["reason"] if noted else "")
-        if reason:
+        # The audit keeps English; the page says it in its own language.
+        shown = getattr(self, "shown", "") or (noted.get("shown", "") if noted else "")
+        if shown:
             name = settings.OIDC_PROVIDER_NAME
-            # Audited reasons are stored in English; a fixed one has a translation.
-            shown = _(reason)
             messages.error(self.request, SIGN_IN_FAILED % {"name": name, "reason": shown})
         return redirect("login")
