@@ -110,3 +110,20 @@ def test_readiness_list_in_chinese(make_user):
     detail = client.get(f"/readiness/{Deployment.objects.get().pk}/", **ZH).content.decode()
     assert "灰度带回滚阈值" in detail  # an item title, translated on the page
     assert "尚未验证。" in detail
+
+
+@pytest.mark.usefixtures("no_kubernetes")
+def test_a_refusal_is_in_chinese_on_the_page(make_user):
+    incident = IncidentFactory(severity="SEV1")
+    cara = login(make_user, "cara", roles.COMMANDER)
+    run, _created = services.action_run_request(
+        incident_id=incident.pk,
+        actor=cara.user,
+        kind="scale_lws",
+        params=SCALE,
+        idempotency_key="i18n-key-02",
+    )
+    answer = cara.post(
+        f"/runbooks/actions/{run.pk}/approve/", {}, HTTP_HX_REQUEST="true", **ZH
+    ).content.decode()
+    assert "这次执行是你发起的" in answer  # policy.can_decide's reason, translated
