@@ -13,7 +13,7 @@ from django.http import HttpRequest
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from console.errors import DomainError
+from console.errors import DomainError, page_message
 from console.http import AuthedRequest
 from incidents.models import Severity
 from notifications import services
@@ -89,7 +89,7 @@ class TargetAdmin(admin.ModelAdmin):
             try:
                 delivery = services.delivery_test(target_id=target.pk, actor=request.user)
             except DomainError as exc:
-                self.message_user(request, str(exc), messages.ERROR)
+                self.message_user(request, page_message(exc), messages.ERROR)
                 continue
             self.message_user(
                 request,

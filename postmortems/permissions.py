@@ -6,9 +6,9 @@ would be allowed."""
 from __future__ import annotations
 
 from django.contrib.auth.models import User
-from django.core.exceptions import PermissionDenied
+from django.utils.translation import gettext_noop
 
-from console.errors import DomainError
+from console.errors import DomainError, NotAllowed
 from incidents.models import IncidentStatus
 from postmortems.models import DraftState, PostmortemStatus
 
@@ -26,11 +26,15 @@ DRAFTABLE = (IncidentStatus.MITIGATED, IncidentStatus.RESOLVED)
 def edit_refusal(user: User, pm) -> Exception | None:
     """Why `user` may not edit `pm` now, as the error the services raise; None if they may."""
     if user is None or not user.is_authenticated or not user.has_perm(DRAFT):
-        return PermissionDenied("Your role does not allow you to edit postmortems.")
+        return NotAllowed(gettext_noop("Your role does not allow you to edit postmortems."))
     if pm.draft_state != DraftState.READY:
-        return DomainError("The postmortem is still being drafted; try again in a moment.")
+        return DomainError(
+            gettext_noop("The postmortem is still being drafted; try again in a moment.")
+        )
     if pm.status == PostmortemStatus.PUBLISHED and not user.has_perm(ADMIN_EDIT):
-        return PermissionDenied("This postmortem is published; only an admin can change it.")
+        return NotAllowed(
+            gettext_noop("This postmortem is published; only an admin can change it.")
+        )
     return None
 
 

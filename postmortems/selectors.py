@@ -6,7 +6,9 @@ from datetime import date
 
 from django.contrib.auth.models import User
 from django.db.models import Prefetch, Q, QuerySet
+from django.utils.translation import gettext_noop
 
+from console.errors import DomainError, page_message
 from postmortems.models import (
     OPEN_ITEM_STATUSES,
     TEXT_SECTIONS,
@@ -63,7 +65,15 @@ def postmortem_sole_author_id(pm: Postmortem) -> int | None:
 def postmortem_publish_blocker(
     pm: Postmortem, reviewers: list[Reviewer], author_id: int | None
 ) -> str:
-    """Why the postmortem cannot be published now ("" if it can): every named reviewer
+    """Why the postmortem cannot be published now, in the page's language ("" if it can)."""
+    refusal = postmortem_publish_refusal(pm, reviewers, author_id)
+    return page_message(refusal) if refusal is not None else ""
+
+
+def postmortem_publish_refusal(
+    pm: Postmortem, reviewers: list[Reviewer], author_id: int | None
+) -> DomainError | None:
+    """Why the postmortem cannot be published now (None if it can): every named reviewer
     approved the current revision, except its only author, and someone other than the
     author did. The page shows the same answer the service enforces."""
     current = [
@@ -75,16 +85,22 @@ def postmortem_publish_blocker(
         r.user.get_username() for r in reviewers if r not in current and r.user_id != author_id
     )
     if waiting:
-        return f"Waiting for approval of revision {pm.revision} from {', '.join(waiting)}."
+        return DomainError(
+            gettext_noop("Waiting for approval of revision %(revision)s from %(names)s."),
+            params={"revision": pm.revision, "names": ", ".join(waiting)},
+        )
     if not any(r.user_id != author_id for r in current):
         author = next((r.user.get_username() for r in reviewers if r.user_id == author_id), "")
         if not author:
-            return "Name a reviewer first."
-        return (
-            f"{author} wrote all of it, so their approval alone cannot publish it: request "
-            "review from someone else."
+            return DomainError(gettext_noop("Name a reviewer first."))
+        return DomainError(
+            gettext_noop(
+                "%(author)s wrote all of it, so their approval alone cannot publish it: "
+                "request review from someone else."
+            ),
+            params={"author": author},
         )
-    return ""
+    return None
 
 
 def postmortem_for_incident(*, incident_id: int) -> Postmortem | None:

@@ -6,6 +6,8 @@ each state (in postmortems/services/) checks its move here first.
 from __future__ import annotations
 
 from django.db import models
+from django.utils.functional import Promise, lazy
+from django.utils.translation import gettext, gettext_noop, pgettext
 
 from incidents.lifecycle import TransitionError
 from postmortems.models import ActionItem, DraftState, ItemStatus, Postmortem, PostmortemStatus
@@ -55,37 +57,60 @@ ITEM: dict[tuple[str, str], str] = {
 
 
 def _either(labels: list[str]) -> str:
-    return " or ".join(labels) if len(labels) < 3 else f"{', '.join(labels[:-1])} or {labels[-1]}"
+    if len(labels) < 2:
+        return "".join(labels)
+    some = pgettext("list separator", ", ").join(labels[:-1])
+    return gettext("%(some)s or %(last)s") % {"some": some, "last": labels[-1]}
+
+
+# Refusal params are lazy: English in the API (str of the error), the page's language on a
+# page (console.errors). These turn into text only when the message is shown.
+_lower = lazy(lambda word: str(word).lower(), str)
+_phrase = lazy(lambda msgid, params: gettext(msgid) % params, str)
+_lazy_either = lazy(lambda labels: _either([str(word) for word in labels]), str)
 
 
 def _check(
-    table: dict, choices: type[models.TextChoices], what: str, start: str, to: str, hint: str
+    table: dict,
+    choices: type[models.TextChoices],
+    what: str | Promise,
+    start: str,
+    to: str,
+    hint: str | Promise,
 ) -> None:
     if (start, to) in table:
         return
 
-    def label(value: str) -> str:
-        return choices(value).label.lower()
+    def label(value: str) -> str | Promise:
+        return _lower(choices(value).label)
 
     if not hint:
         froms = [label(a) for a, b in table if b == to]
-        hint = (
-            f"it becomes {label(to)} only from {_either(froms)}"
-            if froms
-            else f"it is {label(to)} only when it is created"
-        )
-    raise TransitionError(f"Cannot move {what} from {label(start)} to {label(to)}: {hint}.")
+        if froms:
+            hint = _phrase(
+                gettext_noop("it becomes %(to)s only from %(froms)s"),
+                {"to": label(to), "froms": _lazy_either(froms)},
+            )
+        else:
+            hint = _phrase(gettext_noop("it is %(to)s only when it is created"), {"to": label(to)})
+    raise TransitionError(
+        gettext_noop("Cannot move %(what)s from %(start)s to %(to)s: %(hint)s."),
+        params={"what": what, "start": label(start), "to": label(to), "hint": hint},
+    )
 
 
-def check_status(pm: Postmortem, to: str, *, hint: str = "") -> None:
-    _check(STATUS, S, f"postmortem #{pm.pk}", pm.status, to, hint)
+def check_status(pm: Postmortem, to: str, *, hint: str | Promise = "") -> None:
+    what = _phrase(gettext_noop("postmortem #%(id)s"), {"id": pm.pk})
+    _check(STATUS, S, what, pm.status, to, hint)
 
 
 def check_drafting(pm: Postmortem, start: str, to: str) -> None:
     """`start` rather than the copy in memory: drafting moves are made on the row itself
     (a parallel retry or a rolled-back build may have left the copy behind)."""
-    _check(DRAFTING, D, f"the draft of postmortem #{pm.pk}", start, to, "")
+    what = _phrase(gettext_noop("the draft of postmortem #%(id)s"), {"id": pm.pk})
+    _check(DRAFTING, D, what, start, to, "")
 
 
-def check_item(item: ActionItem, to: str, *, hint: str = "") -> None:
-    _check(ITEM, A, f"action item #{item.pk}", item.status, to, hint)
+def check_item(item: ActionItem, to: str, *, hint: str | Promise = "") -> None:
+    what = _phrase(gettext_noop("action item #%(id)s"), {"id": item.pk})
+    _check(ITEM, A, what, item.status, to, hint)

@@ -12,8 +12,10 @@ from typing import Any
 from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
+from django.utils.functional import Promise
+from django.utils.translation import gettext_noop, pgettext_lazy
 
-from console.errors import DomainError
+from console.errors import DomainError, NotFound
 from postmortems.models import (
     TEXT_SECTIONS,
     Postmortem,
@@ -28,12 +30,24 @@ from postmortems.services.revisions import content_changed
 TEXT_MAX = 50_000
 TITLE_MAX = 300
 S = PostmortemStatus
+# A field named in a refusal: English in the API, the page's language on a page.
+_FIELD_WORDS = {
+    "title": pgettext_lazy("postmortem field", "title"),
+    "summary": pgettext_lazy("postmortem field", "summary"),
+    "impact": pgettext_lazy("postmortem field", "impact"),
+    "root_cause": pgettext_lazy("postmortem field", "root cause"),
+    "contributing_factors": pgettext_lazy("postmortem field", "contributing factors"),
+    "lessons_learned": pgettext_lazy("postmortem field", "lessons learned"),
+    "timeline text": pgettext_lazy("postmortem field", "timeline text"),
+}
 
 
 def _locked(postmortem_id: int) -> Postmortem:
     pm = Postmortem.objects.select_for_update().filter(pk=postmortem_id).first()
     if pm is None:
-        raise DomainError(f"Postmortem #{postmortem_id} does not exist.", code="not_found")
+        raise NotFound(
+            gettext_noop("Postmortem #%(id)s does not exist."), params={"id": postmortem_id}
+        )
     return pm
 
 
@@ -43,10 +57,14 @@ def _editable(pm: Postmortem, actor: User) -> None:
         raise refusal
 
 
-def _text(value: object, *, what: str, limit: int) -> str:
+def _text(value: object, *, what: str | Promise, limit: int) -> str:
     text = "" if value is None else str(value)
     if len(text) > limit:
-        raise DomainError(f"The {what} is longer than {limit} characters.", code="invalid")
+        raise DomainError(
+            gettext_noop("The %(what)s is longer than %(limit)s characters."),
+            code="invalid",
+            params={"what": what, "limit": limit},
+        )
     return text.replace("\r\n", "\n")
 
 
@@ -66,20 +84,26 @@ def postmortem_update(
     _editable(pm, actor)
     if int(version) != pm.version:
         raise DomainError(
-            "Someone else saved this postmortem while you were editing. Copy your text, "
-            "reload, and apply it again.",
+            gettext_noop(
+                "Someone else saved this postmortem while you were editing. Copy your text, "
+                "reload, and apply it again."
+            ),
             code="conflict",
         )
     allowed = {"title", *TEXT_SECTIONS}
     unknown = sorted(set(changes) - allowed)
     if unknown:
-        raise DomainError(f"{unknown[0]} is not a postmortem field.", code="invalid")
+        raise DomainError(
+            gettext_noop("%(field)s is not a postmortem field."),
+            code="invalid",
+            params={"field": unknown[0]},
+        )
     changed = []
     for field, value in changes.items():
         limit = TITLE_MAX if field == "title" else TEXT_MAX
-        new = _text(value, what=field.replace("_", " "), limit=limit)
+        new = _text(value, what=_FIELD_WORDS.get(field, field), limit=limit)
         if field == "title" and not new.strip():
-            raise DomainError("The title is empty.", code="invalid")
+            raise DomainError(gettext_noop("The title is empty."), code="invalid")
         old = getattr(pm, field)
         if new != old:
             setattr(pm, field, new)
@@ -99,14 +123,18 @@ def timeline_entry_update(
     """Reword a timeline line or leave it out; its time never changes."""
     entry = PostmortemTimelineEntry.objects.select_for_update().filter(pk=entry_id).first()
     if entry is None:
-        raise DomainError(f"Timeline entry #{entry_id} does not exist.", code="not_found")
+        raise NotFound(
+            gettext_noop("Timeline entry #%(id)s does not exist."), params={"id": entry_id}
+        )
     pm = _locked(entry.postmortem_id)
     _editable(pm, actor)
     changed = []
     if text is not None:
-        new = _text(text, what="timeline text", limit=2000).strip()
+        new = _text(text, what=_FIELD_WORDS["timeline text"], limit=2000).strip()
         if not new:
-            raise DomainError("A timeline line needs text; leave it out instead.", code="invalid")
+            raise DomainError(
+                gettext_noop("A timeline line needs text; leave it out instead."), code="invalid"
+            )
         if new != entry.text:
             _history(pm, actor, f"timeline:{entry.pk}", entry.text, new)
             entry.text = new
@@ -127,9 +155,9 @@ def timeline_entry_add(
 ) -> PostmortemTimelineEntry:
     pm = _locked(postmortem_id)
     _editable(pm, actor)
-    text = _text(text, what="timeline text", limit=2000).strip()
+    text = _text(text, what=_FIELD_WORDS["timeline text"], limit=2000).strip()
     if not text or occurred_at is None:
-        raise DomainError("A timeline line needs a time and text.", code="invalid")
+        raise DomainError(gettext_noop("A timeline line needs a time and text."), code="invalid")
     entry = PostmortemTimelineEntry.objects.create(
         postmortem=pm,
         occurred_at=occurred_at,

@@ -19,10 +19,11 @@ from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
-from django.utils.translation import ngettext
+from django.utils.translation import gettext_lazy, gettext_noop, ngettext
 
-from console.errors import DomainError
+from console.errors import DomainError, NotFound
 from console.permissions import require
+from incidents.lifecycle import status_word
 from incidents.models import Alert, Incident, TimelineEvent, TimelineEventType
 from incidents.selectors import incident_get
 from postmortems.export import duration
@@ -65,16 +66,19 @@ def _threshold() -> int:
 def postmortem_draft(*, incident_id: int, actor: User) -> Postmortem:
     """Create the incident's postmortem and draft it (now, or on the worker if big).
     An incident has one postmortem: asking again answers the existing one."""
-    require(actor, DRAFT, "draft postmortems")
+    require(actor, DRAFT, gettext_lazy("draft postmortems"))
     incident = incident_get(incident_id=incident_id)
     existing = Postmortem.objects.filter(incident=incident).first()
     if existing is not None and existing.draft_state != DraftState.FAILED:
         return existing
     if not ready_to_draft(incident):
         raise DomainError(
-            f"Incident #{incident.pk} is {incident.get_status_display().lower()}; draft the "
-            "postmortem once it is mitigated or resolved, so the timeline is complete.",
+            gettext_noop(
+                "Incident #%(id)s is %(status)s; draft the postmortem once it is mitigated or "
+                "resolved, so the timeline is complete."
+            ),
             code="invalid_state",
+            params={"id": incident.pk, "status": status_word(incident.status)},
         )
     size = TimelineEvent.objects.filter(incident=incident).count()
     size += Alert.objects.filter(incident=incident).count()
@@ -392,14 +396,20 @@ def postmortem_refresh(*, postmortem_id: int, actor: User) -> Postmortem:
     draft): the impact figures, timeline lines for what happened since (lines already
     there, and their edits, stay), and the stored charts over the now longer window. The
     text the authors wrote is not touched. A published postmortem is left as published."""
-    require(actor, DRAFT, "refresh postmortems")
+    require(actor, DRAFT, gettext_lazy("refresh postmortems"))
     pm = Postmortem.objects.select_related("incident").filter(pk=postmortem_id).first()
     if pm is None:
-        raise DomainError(f"Postmortem #{postmortem_id} does not exist.", code="not_found")
+        raise NotFound(
+            gettext_noop("Postmortem #%(id)s does not exist."), params={"id": postmortem_id}
+        )
     if pm.status == "published":
-        raise DomainError("A published postmortem is not refreshed.", code="invalid_state")
+        raise DomainError(
+            gettext_noop("A published postmortem is not refreshed."), code="invalid_state"
+        )
     if pm.draft_state != DraftState.READY:
-        raise DomainError("The postmortem is still being drafted.", code="invalid_state")
+        raise DomainError(
+            gettext_noop("The postmortem is still being drafted."), code="invalid_state"
+        )
     incident = pm.incident
     snapshots = _snapshots(incident)  # Prometheus first, outside the transaction
     # New and updated lines in the draft's language, whoever refreshes: a line nobody

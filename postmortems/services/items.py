@@ -13,12 +13,13 @@ import requests
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
-from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.exceptions import ValidationError
 from django.core.validators import URLValidator
 from django.db import IntegrityError, transaction
 from django.utils import timezone
+from django.utils.translation import gettext_lazy, gettext_noop
 
-from console.errors import DomainError
+from console.errors import DomainError, NotAllowed, NotFound
 from console.permissions import require
 from incidents.models import Incident
 from incidents.selectors import incident_get
@@ -41,10 +42,12 @@ from postmortems.transitions import check_item
 
 log = logging.getLogger(__name__)
 EDITABLE = ("title", "description", "owner", "due_date", "priority", "category", "external_url")
+_DUE_DATE = gettext_noop("due_date: use YYYY-MM-DD.")
+_PUBLISHED = gettext_noop("This postmortem is published; only an admin can add to it.")
 
 
 def _require(actor: User) -> None:
-    require(actor, MANAGE, "change action items")
+    require(actor, MANAGE, gettext_lazy("change action items"))
 
 
 def _clean(values: dict[str, Any]) -> dict[str, Any]:
@@ -52,11 +55,17 @@ def _clean(values: dict[str, Any]) -> dict[str, Any]:
     out = {}
     for key, value in values.items():
         if key not in EDITABLE:
-            raise DomainError(f"{key}: not an action item field.", code="invalid_params")
+            raise DomainError(
+                gettext_noop("%(key)s: not an action item field."),
+                code="invalid_params",
+                params={"key": key},
+            )
         if key == "title":
             value = str(value or "").strip()
             if not value or len(value) > 300:
-                raise DomainError("title: 1 to 300 characters.", code="invalid_params")
+                raise DomainError(
+                    gettext_noop("title: 1 to 300 characters."), code="invalid_params"
+                )
         elif key == "description":
             value = str(value or "")[:20_000]
         elif key == "owner":
@@ -66,7 +75,9 @@ def _clean(values: dict[str, Any]) -> dict[str, Any]:
                 user = get_user_model().objects.filter(username=str(value), is_active=True).first()
                 if user is None:
                     raise DomainError(
-                        f"owner: no active user named {value!r}.", code="invalid_params"
+                        gettext_noop("owner: no active user named %(name)s."),
+                        code="invalid_params",
+                        params={"name": repr(value)},
                     )
                 value = user
         elif key == "due_date":
@@ -74,22 +85,28 @@ def _clean(values: dict[str, Any]) -> dict[str, Any]:
                 try:
                     value = date.fromisoformat(value)
                 except ValueError:
-                    raise DomainError("due_date: use YYYY-MM-DD.", code="invalid_params") from None
+                    raise DomainError(_DUE_DATE, code="invalid_params") from None
             if not isinstance(value, date):
-                raise DomainError("due_date: use YYYY-MM-DD.", code="invalid_params")
+                raise DomainError(_DUE_DATE, code="invalid_params")
         elif key == "priority" and value not in Priority.values:
             raise DomainError(
-                f"priority: one of {', '.join(Priority.values)}.", code="invalid_params"
+                gettext_noop("priority: one of %(values)s."),
+                code="invalid_params",
+                params={"values": ", ".join(Priority.values)},
             )
         elif key == "category" and value not in ItemCategory.values:
             raise DomainError(
-                f"category: one of {', '.join(ItemCategory.values)}.", code="invalid_params"
+                gettext_noop("category: one of %(values)s."),
+                code="invalid_params",
+                params={"values": ", ".join(ItemCategory.values)},
             )
         elif key == "external_url" and value:
             try:
                 URLValidator(schemes=["http", "https"])(value)
             except ValidationError:
-                raise DomainError("external_url: an http(s) URL.", code="invalid_params") from None
+                raise DomainError(
+                    gettext_noop("external_url: an http(s) URL."), code="invalid_params"
+                ) from None
         out[key] = value
     return out
 
@@ -99,14 +116,17 @@ def _document(postmortem_id: int, incident: Incident, actor: User) -> Postmortem
     postmortem publishes, so the same rules as editing it apply."""
     pm = Postmortem.objects.select_for_update().filter(pk=postmortem_id).first()
     if pm is None:
-        raise DomainError(f"Postmortem #{postmortem_id} does not exist.", code="not_found")
+        raise NotFound(
+            gettext_noop("Postmortem #%(id)s does not exist."), params={"id": postmortem_id}
+        )
     if pm.incident_id != incident.pk:
         raise DomainError(
-            f"postmortem: #{pm.pk} is not the postmortem of incident #{incident.pk}.",
+            gettext_noop("postmortem: #%(pm)s is not the postmortem of incident #%(incident)s."),
             code="invalid_params",
+            params={"pm": pm.pk, "incident": incident.pk},
         )
     if pm.status == PostmortemStatus.PUBLISHED and not actor.has_perm(ADMIN_EDIT):
-        raise PermissionDenied("This postmortem is published; only an admin can add to it.")
+        raise NotAllowed(_PUBLISHED)
     return pm
 
 
@@ -129,7 +149,7 @@ def action_item_create(
     incident = incident_get(incident_id=incident_id)
     values = _clean(values)
     if "title" not in values:
-        raise DomainError("title: required.", code="invalid_params")
+        raise DomainError(gettext_noop("title: required."), code="invalid_params")
     pm = _document(postmortem_id, incident, actor) if postmortem_id is not None else None
     values.setdefault("priority", Priority.P2)
     values.setdefault("category", ItemCategory.PROCESS)
@@ -163,12 +183,17 @@ def action_item_accept_suggestion(*, postmortem_id: int, actor: User, source: st
     _require(actor)
     pm = Postmortem.objects.filter(pk=postmortem_id).first()
     if pm is None:
-        raise DomainError(f"Postmortem #{postmortem_id} does not exist.", code="not_found")
+        raise NotFound(
+            gettext_noop("Postmortem #%(id)s does not exist."), params={"id": postmortem_id}
+        )
     if pm.status == PostmortemStatus.PUBLISHED and not actor.has_perm(ADMIN_EDIT):
-        raise PermissionDenied("This postmortem is published; only an admin can add to it.")
+        raise NotAllowed(_PUBLISHED)
     suggestion = next((s for s in pm.suggestions if s.get("source") == source), None)
     if suggestion is None:
-        raise DomainError(f"No suggestion {source!r} on this postmortem.", code="not_found")
+        raise NotFound(
+            gettext_noop("No suggestion %(source)s on this postmortem."),
+            params={"source": repr(source)},
+        )
     existing = ActionItem.objects.filter(postmortem=pm, source=source).first()
     if existing is not None:
         return existing
@@ -189,7 +214,7 @@ def action_item_update(*, item_id: int, actor: User, values: dict[str, Any]) -> 
     _require(actor)
     item = ActionItem.objects.select_for_update().filter(pk=item_id).first()
     if item is None:
-        raise DomainError(f"Action item #{item_id} does not exist.", code="not_found")
+        raise NotFound(gettext_noop("Action item #%(id)s does not exist."), params={"id": item_id})
     changed = []
     for key, value in _clean(values).items():
         if getattr(item, key) != value:
@@ -227,13 +252,19 @@ def action_item_set_status(
     _require(actor)
     item = ActionItem.objects.select_for_update().filter(pk=item_id).first()
     if item is None:
-        raise DomainError(f"Action item #{item_id} does not exist.", code="not_found")
+        raise NotFound(gettext_noop("Action item #%(id)s does not exist."), params={"id": item_id})
     if status not in ItemStatus.values:
-        raise DomainError(f"status: one of {', '.join(ItemStatus.values)}.", code="invalid_params")
+        raise DomainError(
+            gettext_noop("status: one of %(values)s."),
+            code="invalid_params",
+            params={"values": ", ".join(ItemStatus.values)},
+        )
     check_item(item, status)
     reason = (reason or "").strip()
     if status == ItemStatus.WONT_DO and not reason:
-        raise DomainError("reason: say why this will not be done.", code="invalid_params")
+        raise DomainError(
+            gettext_noop("reason: say why this will not be done."), code="invalid_params"
+        )
     old = item.get_status_display()
     item.status = status
     item.wont_do_reason = reason if status == ItemStatus.WONT_DO else ""
@@ -304,7 +335,9 @@ def action_item_delete(*, item_id: int, actor: User) -> None:
     """Only admins delete (a mistaken entry); everyone else closes items as won't do,
     which keeps the record the reports count."""
     if actor is None or not actor.has_perm(ADMIN_EDIT):
-        raise PermissionDenied("Only an admin deletes action items; mark it won't do instead.")
+        raise NotAllowed(
+            gettext_noop("Only an admin deletes action items; mark it won't do instead.")
+        )
     deleted, _ = ActionItem.objects.filter(pk=item_id).delete()
     if not deleted:
-        raise DomainError(f"Action item #{item_id} does not exist.", code="not_found")
+        raise NotFound(gettext_noop("Action item #%(id)s does not exist."), params={"id": item_id})

@@ -9,16 +9,17 @@ from __future__ import annotations
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
-from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.functional import lazy
+from django.utils.translation import gettext_lazy, gettext_noop
 
-from console.errors import DomainError
+from console.errors import DomainError, NotAllowed
 from console.permissions import require
 from postmortems.models import DraftState, Postmortem, ReviewComment, Reviewer, ReviewerState
 from postmortems.permissions import DRAFT, PUBLISH, REVIEW
-from postmortems.selectors import postmortem_publish_blocker, postmortem_sole_author_id
+from postmortems.selectors import postmortem_publish_refusal, postmortem_sole_author_id
 from postmortems.services.documents import (
     S,
     _editable,
@@ -30,6 +31,10 @@ from postmortems.services.drafting import postmortem_refresh
 from postmortems.services.revisions import notify
 from postmortems.services.timeline import postmortem_event
 from postmortems.transitions import check_status
+
+# A refusal inside another one: English where the outer one is (the API), translated
+# where the outer one is translated (a page).
+_lazy_message = lazy(lambda refusal: refusal.translated(), str)
 
 
 def _status_move(pm: Postmortem, to: str, *, actor: User) -> None:
@@ -57,15 +62,20 @@ def postmortem_request_review(
     check_status(pm, S.IN_REVIEW)
     names = sorted({r.strip() for r in reviewers if r and r.strip()})
     if not names:
-        raise DomainError("Name at least one reviewer.", code="invalid")
+        raise DomainError(gettext_noop("Name at least one reviewer."), code="invalid")
     users = list(get_user_model().objects.filter(username__in=names, is_active=True))
     missing = sorted(set(names) - {u.username for u in users})
     if missing:
-        raise DomainError(f"No active user named {', '.join(missing)}.", code="invalid")
+        raise DomainError(
+            gettext_noop("No active user named %(names)s."),
+            code="invalid",
+            params={"names": ", ".join(missing)},
+        )
     for user in users:
         if not user.has_perm(REVIEW):
             raise DomainError(
-                f"{user.username} cannot review postmortems (needs the commander role)."
+                gettext_noop("%(name)s cannot review postmortems (needs the commander role)."),
+                params={"name": user.username},
             )
         Reviewer.objects.update_or_create(
             postmortem=pm,
@@ -92,11 +102,11 @@ def postmortem_request_review(
 def postmortem_comment(
     *, postmortem_id: int, actor: User, text: str, section: str = ""
 ) -> ReviewComment:
-    require(actor, DRAFT, "comment on postmortems")
+    require(actor, DRAFT, gettext_lazy("comment on postmortems"))
     pm = _locked(postmortem_id)
     text = _text(text, what="comment", limit=5000).strip()
     if not text:
-        raise DomainError("The comment is empty.", code="invalid")
+        raise DomainError(gettext_noop("The comment is empty."), code="invalid")
     return ReviewComment.objects.create(
         postmortem=pm, author=actor, section=section[:32], text=text, created_at=timezone.now()
     )
@@ -108,19 +118,25 @@ def postmortem_review(
 ) -> Reviewer:
     """A named reviewer approves the current revision, or asks for changes (which sends it
     back to draft). The only author of every edit cannot approve."""
-    require(actor, REVIEW, "review postmortems")
+    require(actor, REVIEW, gettext_lazy("review postmortems"))
     pm = _locked(postmortem_id)
     reviewer = Reviewer.objects.filter(postmortem=pm, user=actor).first()
     if reviewer is None:
-        raise PermissionDenied("You are not a reviewer of this postmortem.")
+        raise NotAllowed(gettext_noop("You are not a reviewer of this postmortem."))
     if not approve:
-        check_status(pm, S.DRAFT, hint="only a postmortem in review is sent back for changes")
+        check_status(
+            pm,
+            S.DRAFT,
+            hint=gettext_lazy("only a postmortem in review is sent back for changes"),
+        )
     elif pm.status != S.IN_REVIEW:  # approving moves nothing, but is of a review
-        raise DomainError("The postmortem is not in review.", code="invalid_state")
+        raise DomainError(gettext_noop("The postmortem is not in review."), code="invalid_state")
     if approve and postmortem_sole_author_id(pm) == actor.pk:
         raise DomainError(
-            "You wrote every edit of this postmortem, so another reviewer has to approve it "
-            "(or someone else writes part of it). You can still request changes.",
+            gettext_noop(
+                "You wrote every edit of this postmortem, so another reviewer has to approve "
+                "it (or someone else writes part of it). You can still request changes."
+            ),
             code="invalid_state",
         )
     reviewer.state = ReviewerState.APPROVED if approve else ReviewerState.CHANGES
@@ -149,7 +165,7 @@ def postmortem_publish(*, postmortem_id: int, actor: User) -> Postmortem:
     draft). That refresh is committed on its own: if it changed the content, the approvals
     it withdrew are needed again and publishing is refused, so nothing unapproved is
     published."""
-    require(actor, PUBLISH, "publish postmortems")
+    require(actor, PUBLISH, gettext_lazy("publish postmortems"))
     pm = Postmortem.objects.filter(pk=postmortem_id).first()
     refreshed = False
     if pm is not None and pm.status == S.IN_REVIEW and pm.draft_state == DraftState.READY:
@@ -161,16 +177,21 @@ def postmortem_publish(*, postmortem_id: int, actor: User) -> Postmortem:
 def _publish(*, postmortem_id: int, actor: User, refreshed: bool) -> Postmortem:
     pm = _locked(postmortem_id)
     draft = pm.status == S.DRAFT
-    check_status(pm, S.PUBLISHED, hint="send it for review before publishing it" if draft else "")
+    hint = gettext_lazy("send it for review before publishing it") if draft else ""
+    check_status(pm, S.PUBLISHED, hint=hint)
     reviewers = list(Reviewer.objects.filter(postmortem=pm).select_related("user"))
-    blocker = postmortem_publish_blocker(pm, reviewers, postmortem_sole_author_id(pm))
-    if blocker:
+    refusal = postmortem_publish_refusal(pm, reviewers, postmortem_sole_author_id(pm))
+    if refusal is not None:
         if refreshed:
-            blocker = (
-                "The incident has changed since it was approved: refreshing it before "
-                f"publishing brought in new facts, so it is back in review. {blocker}"
+            raise DomainError(
+                gettext_noop(
+                    "The incident has changed since it was approved: refreshing it before "
+                    "publishing brought in new facts, so it is back in review. %(why)s"
+                ),
+                code="invalid_state",
+                params={"why": _lazy_message(refusal)},
             )
-        raise DomainError(blocker, code="invalid_state")
+        raise refusal
     _status_move(pm, S.PUBLISHED, actor=actor)
     postmortem_event(pm, actor, "published", revision=pm.revision)
     return pm

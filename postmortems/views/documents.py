@@ -19,7 +19,7 @@ from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import HttpResponseClientRefresh
 
 from console.bounds import parse_id
-from console.errors import DomainError
+from console.errors import DomainError, page_message
 from console.http import AuthedRequest
 from console.web import console_view, denied, refused
 from incidents.selectors import incident_get
@@ -292,7 +292,7 @@ def section_save(request: AuthedRequest, pk: int, section: str):
     except (PermissionDenied, DomainError) as exc:
         if (response := denied(request, exc)) is not None:
             return response
-        typed = {"section": section, "text": text, "error": str(exc)}
+        typed = {"section": section, "text": text, "error": page_message(exc)}
         context = document_context(request, postmortem_or_404(pk), typed=typed)
         return render(request, "postmortems/detail.html", context, status=409)
     return redirect(reverse("postmortems:detail", args=[pk]) + f"#section-{section}")

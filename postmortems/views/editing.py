@@ -13,6 +13,7 @@ from django.http import Http404
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 from django.views.decorators.http import require_POST
 
 from console.errors import DomainError
@@ -95,8 +96,9 @@ def timeline_add(request: AuthedRequest, pk: int):
         occurred_at = _utc_time(raw)
         if occurred_at is None:
             raise DomainError(
-                _("Time %(raw)s: use YYYY-MM-DD HH:MM (UTC).") % {"raw": repr(raw)},
+                gettext_noop("Time %(raw)s: use YYYY-MM-DD HH:MM (UTC)."),
                 code="invalid",
+                params={"raw": repr(raw)},
             )
         services.timeline_entry_add(
             postmortem_id=pk,
@@ -143,7 +145,7 @@ def review_decide(request: AuthedRequest, pk: int):
 
     def call():
         if decision not in ("approve", "changes"):
-            raise DomainError(_("Choose Approve or Request changes."), code="invalid")
+            raise DomainError(gettext_noop("Choose Approve or Request changes."), code="invalid")
         services.postmortem_review(
             postmortem_id=pk, actor=request.user, approve=approve, note=request.POST.get("note", "")
         )
