@@ -7,7 +7,7 @@ copied into the session at login so applying it (console/viewer.py) costs no que
 from typing import Any
 
 from django.conf import settings
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.http import HttpRequest
 
 from console.errors import DomainError
@@ -22,7 +22,7 @@ def supported_language(code: str) -> bool:
 
 
 def preference_set(
-    *, user: AbstractBaseUser, language: str | None = None, show_utc: bool | None = None
+    *, user: User, language: str | None = None, show_utc: bool | None = None
 ) -> UserPreference:
     """Saves what is given (None: unchanged). An empty language means: follow the browser."""
     if language is not None and language and not supported_language(language):
@@ -47,12 +47,12 @@ def preference_to_session(request: HttpRequest, pref: UserPreference | None) -> 
     session[SESSION_UTC] = bool(pref and pref.show_utc)
 
 
-def preference_get(*, user: AbstractBaseUser) -> UserPreference | None:
+def preference_get(*, user: User) -> UserPreference | None:
     return UserPreference.objects.filter(user=user).first()
 
 
 def _on_logged_in(
-    sender: Any, request: HttpRequest | None, user: AbstractBaseUser, **kw: Any
+    sender: Any, request: HttpRequest | None, user: User, **kw: Any
 ) -> None:
     # API token logins send the signal with a request that has no session.
     if request is not None and hasattr(request, "session"):

@@ -22,13 +22,13 @@ def _back(request: HttpRequest) -> HttpResponseRedirect:
 
 def _cookie(response: HttpResponse, name: str, value: str) -> None:
     if not value:
-        response.delete_cookie(name, samesite=settings.LANGUAGE_COOKIE_SAMESITE)
+        response.delete_cookie(name, samesite="Lax")
         return
     response.set_cookie(
         name,
         value,
         max_age=settings.LANGUAGE_COOKIE_AGE,
-        samesite=settings.LANGUAGE_COOKIE_SAMESITE,
+        samesite="Lax",  # as settings.LANGUAGE_COOKIE_SAMESITE
         secure=settings.LANGUAGE_COOKIE_SECURE,
         httponly=True,
     )
