@@ -36,13 +36,14 @@ from postmortems.models import (
     Priority,
 )
 from postmortems.permissions import ADMIN_EDIT, MANAGE
-from postmortems.services.revisions import content_changed
+from postmortems.services.revisions import content_changed, in_language_of
 from postmortems.services.timeline import item_event
 from postmortems.transitions import check_item
 
 log = logging.getLogger(__name__)
 EDITABLE = ("title", "description", "owner", "due_date", "priority", "category", "external_url")
 _DUE_DATE = gettext_noop("due_date: use YYYY-MM-DD.")
+_OVERDUE = gettext_noop("Overdue %(days)s d: %(title)s (incident #%(incident)s)")
 _PUBLISHED = gettext_noop("This postmortem is published; only an admin can add to it.")
 
 
@@ -289,7 +290,9 @@ def action_items_remind_overdue(*, today: date | None = None) -> int:
     new, lines = 0, []
     for item in overdue:
         days = (today - item.due_date).days
-        text = f"Overdue {days} d: {item.title} (incident #{item.incident_id})"
+        words = {"days": days, "title": item.title, "incident": item.incident_id}
+        # The webhook post is for a channel: English, as before.
+        text = _OVERDUE % words
         lines.append(f"• {text} — owner {item.owner.username if item.owner else 'nobody'}")
         recipients = [item.owner] if item.owner else []
         recipients += [] if item.owner_id == item.created_by_id else [item.created_by]
@@ -299,7 +302,7 @@ def action_items_remind_overdue(*, today: date | None = None) -> int:
                 dedupe_key=f"overdue:{item.pk}:{today.isoformat()}",
                 defaults={
                     "kind": "overdue",
-                    "message": text[:500],
+                    "message": in_language_of(user, _OVERDUE, words)[:500],
                     "link": f"/postmortems/items/?item={item.pk}",
                     "created_at": timezone.now(),
                 },

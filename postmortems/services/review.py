@@ -89,9 +89,10 @@ def postmortem_request_review(
         notify(
             user,
             "review",
-            f"Review requested: {pm.title}",
+            gettext_noop("Review requested: %(title)s"),
             reverse("postmortems:detail", args=[pm.pk]),
             f"review:{pm.pk}:{pm.revision}",
+            params={"title": pm.title},
         )
     _status_move(pm, S.IN_REVIEW, actor=actor)
     postmortem_event(pm, actor, f"review requested from {', '.join(names)}")

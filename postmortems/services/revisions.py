@@ -12,10 +12,13 @@ the same answer the services enforce).
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.contrib.auth.models import User
 from django.urls import reverse
-from django.utils import timezone
+from django.utils import timezone, translation
+from django.utils.translation import gettext, gettext_noop
 
+from console.preferences import preference_get
 from postmortems.models import (
     Notification,
     Postmortem,
@@ -27,13 +30,30 @@ from postmortems.models import (
 from postmortems.services.timeline import postmortem_event
 
 
-def notify(user: User, kind: str, message: str, link: str, key: str) -> None:
+def reader_language(user: User) -> str:
+    """The language `user` reads the console in: their saved choice, else the default (a
+    choice of "follow the browser" has no browser to follow here)."""
+    pref = preference_get(user=user)
+    return pref.language if pref is not None and pref.language else settings.LANGUAGE_CODE
+
+
+def in_language_of(user: User, message: str, params: dict[str, object] | None = None) -> str:
+    """`message` (a gettext_noop msgid) in the recipient's language: an in-app notice is
+    stored, so it is worded once, for the one person who reads it."""
+    with translation.override(reader_language(user)):
+        text = gettext(message)
+        return text % params if params else text
+
+
+def notify(
+    user: User, kind: str, message: str, link: str, key: str, *, params: dict | None = None
+) -> None:
     Notification.objects.get_or_create(
         user=user,
         dedupe_key=key,
         defaults={
             "kind": kind,
-            "message": message[:500],
+            "message": in_language_of(user, message, params)[:500],
             "link": link,
             "created_at": timezone.now(),
         },
@@ -89,7 +109,8 @@ def content_changed(pm: Postmortem, *, actor: User, what: str, refreshed: bool =
         notify(
             reviewer.user,
             "review",
-            f"Changed after your approval, please review again: {pm.title}",
+            gettext_noop("Changed after your approval, please review again: %(title)s"),
             link,
             f"reapprove:{pm.pk}:{pm.revision}",
+            params={"title": pm.title},
         )
