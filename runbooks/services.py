@@ -5,8 +5,10 @@ timeline through incidents' own services (runbooks imports incidents, never the 
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import transaction
+from django.utils import translation
 from django.utils.translation import gettext_lazy, gettext_noop
 
 from console.errors import DomainError
@@ -71,7 +73,10 @@ def diagnosis_confirm(*, incident_id: int, actor: User) -> TimelineEvent:
     itself is one atomic service call.
     """
     require(actor, RESPOND, CONFIRM_DIAGNOSIS)
-    result = incident_triage(incident=incident_get(incident_id=incident_id))
+    # The timeline is written in one language (English), whoever confirms: the branch's
+    # diagnosis comes from the English catalogue.
+    with translation.override(settings.LANGUAGE_CODE):
+        result = incident_triage(incident=incident_get(incident_id=incident_id))
     if not result.runbook_slug:
         raise DomainError(
             gettext_noop(

@@ -121,7 +121,10 @@ def drill_plan_create(
                 "branches": ", ".join(branches),
             },
         )
-    title = (title or "").strip() or f"{rb.title} drill"
+    # A stored default title is in the catalogue's own language (English), as every other
+    # stored text, whatever language the planner reads.
+    english = load_catalog().english.get(rb.slug) or rb
+    title = (title or "").strip() or f"{english.title} drill"
     if len(title) > TITLE_MAX:
         raise DomainError(
             gettext_noop("title: at most %(limit)s characters."),

@@ -8,11 +8,13 @@ import re
 import pytest
 from django.core.exceptions import PermissionDenied
 from django.test import Client
+from django.utils import translation
 
 from console import roles
 from console.errors import DomainError
 from incidents.models import TimelineEvent, TimelineEventType
 from runbooks import services
+from runbooks.catalog import load_catalog
 from runbooks.timeline_kinds import DIAGNOSIS_CONFIRMED, RUNBOOK_STEP
 from tests.payloads import alert
 from tests.unit.runbooks.test_pages import HTMX, ingest, prom  # noqa: F401  (fixture)
@@ -68,6 +70,15 @@ def test_confirm_diagnosis_records_branch_and_check_values(post_webhook, respond
     checks = {c["id"]: c for c in event.payload["checks"]}
     assert checks["waiting_queue"] == {"id": "waiting_queue", "value": 25.0, "state": "firing"}
     assert checks["kv_usage"]["value"] == pytest.approx(0.97)
+
+
+def test_a_diagnosis_confirmed_in_chinese_is_stored_in_english(post_webhook, responder, prom):  # noqa: F811
+    """The timeline reads in one language whoever wrote it (README, Languages)."""
+    incident = ingest(post_webhook, [alert()])
+    english = load_catalog().edition("en").get("ttft-spike").branch("capacity").diagnosis
+    with translation.override("zh-hans"):
+        event = services.diagnosis_confirm(incident_id=incident.pk, actor=responder)
+    assert event.message == f"Diagnosis confirmed: capacity — {english.split('. ')[0]}."
 
 
 def test_confirm_diagnosis_without_runbook_is_refused(post_webhook, responder, prom):  # noqa: F811
