@@ -38,7 +38,7 @@ class ItemRow:
 
     @property
     def state_label(self) -> str:
-        return ItemState(self.state).label
+        return str(ItemState(self.state).label)
 
     @property
     def summary_shown(self) -> str:

@@ -13,6 +13,7 @@ from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.db.models import OuterRef, Subquery
 from django.utils import timezone
+from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy, gettext_noop
 
 from console.bounds import MAX_ID
@@ -41,7 +42,7 @@ class ReadinessError(DomainError):
     """A refused checklist change."""
 
 
-def _title(item: str):
+def _title(item: str) -> Promise:
     """An item's title, lazy: English for the API, translated on pages (the titles are
     marked in readiness/items.py)."""
     return gettext_lazy(BY_KEY[item].title)

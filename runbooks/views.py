@@ -18,6 +18,7 @@ from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import dateformat, formats, timezone
+from django.utils.functional import Promise
 from django.utils.translation import gettext as _
 from django.utils.translation import pgettext
 from django.views.decorators.http import require_GET, require_POST
@@ -45,7 +46,7 @@ from runbooks.triage import NO_DATA, incident_alerts_firing_first, incident_labe
 class StepView:
     anchor: str  # the section's id suffix on the page
     key: str  # the step as services.runbook_step_check and its URL name it
-    name: str
+    name: str | Promise  # lazy: read in the viewer's language when the page renders
     done: bool = False
 
 

@@ -14,6 +14,7 @@ from django.db import transaction
 from django.db.models.signals import post_save
 from django.dispatch import Signal, receiver
 from django.utils import timezone
+from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy, gettext_noop
 
 from console.errors import DomainError
@@ -110,7 +111,7 @@ def incident_event_add(
     message: str,
     payload: dict[str, Any],
     perm: str,
-    what: str = "do this",
+    what: str | Promise = "do this",
 ) -> TimelineEvent:
     """Append one event of a known kind, if the actor holds `perm` (`what` words the
     refusal: "Your role does not allow you to <what>.")."""
