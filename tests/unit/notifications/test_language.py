@@ -85,7 +85,7 @@ def test_a_chinese_target_gets_chinese_and_an_english_one_english(make_rule):
     assert zh.body["incident"] == en.body["incident"]
     text = email_text(zh.body)
     assert "指挥官" in text
-    assert "事件：事件创建或重新打开" in text
+    assert "事件创建或重新打开（timeline:1）" in text
     assert "Incident" not in text.replace("TTFT", "")
     assert "在控制台中打开：" in slack_text(zh.body)
 
