@@ -6,28 +6,43 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 PORT ?= 8000
+# The Chinese catalogue, compiled from its source (.mo files are build output, not kept).
+PO := locale/zh_Hans/LC_MESSAGES/django.po
+MO := locale/zh_Hans/LC_MESSAGES/django.mo
+NOT_OURS := --ignore=.venv --ignore=var --ignore=tests --ignore=simulator --ignore=deploy \
+	--ignore=docs --ignore=scripts
 
-.PHONY: run test test-fast lint format bench lock lock-runtime image image-size migrate demo clean
+.PHONY: run test test-fast lint format bench lock lock-runtime image image-size migrate demo clean \
+	messages
 
 $(STAMP): requirements.lock
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --require-hashes -r requirements.lock
 	@touch $(STAMP)
 
+$(MO): $(PO) $(STAMP)
+	@scripts/install-gettext.sh || [ -z "$$CI" ]  # CI must have it; `make run` goes on in English
+	@if command -v msgfmt >/dev/null; then $(PY) manage.py compilemessages -l zh_Hans $(NOT_OURS); fi
+
+## Extract the strings marked for translation into $(PO) (then translate the new ones;
+## tests/unit/i18n lists what is left).
+messages: $(STAMP)
+	$(PY) manage.py makemessages -l zh_Hans --no-obsolete $(NOT_OURS)
+
 venv: $(STAMP)
 
 ## The whole loop on embedded defaults: web + worker (SQLite, filesystem broker),
 ## the fleet simulator, Prometheus and Alertmanager.
-run: $(STAMP)
+run: $(STAMP) $(MO)
 	@scripts/install-monitoring.sh
 	$(PY) manage.py runstack --port $(PORT)
 
 ## The one test command (README and .ci/run call it): the linters, then every test.
-test: lint
+test: lint $(MO)
 	$(PY) -m pytest $(PYTEST_ARGS)
 
 ## Unit tests only: no real services (integration), browser, stack, drill or branch suite.
-test-fast: $(STAMP)
+test-fast: $(STAMP) $(MO)
 	$(PY) -m pytest -m "not integration and not e2e and not smoke and not drill and not branches" \
 		$(PYTEST_ARGS)
 

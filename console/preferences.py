@@ -51,9 +51,7 @@ def preference_get(*, user: User) -> UserPreference | None:
     return UserPreference.objects.filter(user=user).first()
 
 
-def _on_logged_in(
-    sender: Any, request: HttpRequest | None, user: User, **kw: Any
-) -> None:
+def _on_logged_in(sender: Any, request: HttpRequest | None, user: User, **kw: Any) -> None:
     # API token logins send the signal with a request that has no session.
     if request is not None and hasattr(request, "session"):
         preference_to_session(request, preference_get(user=user))

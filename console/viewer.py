@@ -3,7 +3,7 @@
 Language: the user's saved preference (in the session since login), else what
 LocaleMiddleware found (the switcher's cookie, else Accept-Language). Time zone: UTC when
 the viewer toggled it, else the browser's zone (a cookie console.js keeps current), else
-settings.TIME_ZONE. URLs never change with either.
+settings.TIME_ZONE. URLs never change with either. The JSON API (/api/) is English.
 """
 
 import zoneinfo
@@ -13,6 +13,7 @@ from django.conf import settings
 from django.http import HttpRequest
 from django.utils import timezone, translation
 
+from console.login_lockout import API_PREFIX
 from console.preferences import SESSION_LANGUAGE, SESSION_UTC, supported_language
 
 TZ_COOKIE = "console_tz"
@@ -49,6 +50,12 @@ class ViewerMiddleware:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest):
+        if request.path.startswith(API_PREFIX):
+            # The JSON API speaks one language (English), whatever the caller's browser:
+            # programs parse its messages, and its texts match the stored ones.
+            translation.activate(settings.LANGUAGE_CODE)
+            request.LANGUAGE_CODE = settings.LANGUAGE_CODE
+            return self.get_response(request)
         session = getattr(request, "session", None)
         saved = session.get(SESSION_LANGUAGE) if session is not None else None
         if saved and supported_language(saved):

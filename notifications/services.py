@@ -13,6 +13,7 @@ import uuid
 from collections.abc import Iterable
 from dataclasses import replace
 from datetime import date, timedelta
+from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -101,7 +102,7 @@ def deliveries_record(*, notices: list[Notice]) -> list[int]:
         incident = incidents.get(notice.incident_id)
         if incident is None:
             continue
-        built: dict[str, tuple[str, dict]] = {}  # per language: targets may differ
+        built: dict[str, tuple[str, dict[str, Any]]] = {}  # per language: targets may differ
         for rule in rules:
             if not rule.matches(
                 event=notice.event,

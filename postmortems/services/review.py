@@ -32,9 +32,14 @@ from postmortems.services.revisions import notify
 from postmortems.services.timeline import postmortem_event
 from postmortems.transitions import check_status
 
+
 # A refusal inside another one: English where the outer one is (the API), translated
 # where the outer one is translated (a page).
-_lazy_message = lazy(lambda refusal: refusal.translated(), str)
+def _translated(refusal: DomainError) -> str:
+    return refusal.translated()
+
+
+_lazy_message = lazy(_translated, str)
 
 
 def _status_move(pm: Postmortem, to: str, *, actor: User) -> None:

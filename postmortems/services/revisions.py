@@ -12,6 +12,8 @@ the same answer the services enforce).
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.urls import reverse
@@ -46,7 +48,13 @@ def in_language_of(user: User, message: str, params: dict[str, object] | None = 
 
 
 def notify(
-    user: User, kind: str, message: str, link: str, key: str, *, params: dict | None = None
+    user: User,
+    kind: str,
+    message: str,
+    link: str,
+    key: str,
+    *,
+    params: dict[str, Any] | None = None,
 ) -> None:
     Notification.objects.get_or_create(
         user=user,

@@ -1,5 +1,6 @@
 """The viewer's language and time zone: browser, switcher, saved preference, UTC toggle."""
 
+import re
 from datetime import UTC, datetime
 
 import pytest
@@ -96,3 +97,16 @@ def test_a_bad_utc_value_is_refused(client):
     r = client.post("/preferences/utc/", {"utc": "maybe"})
     assert r.status_code == 400
     assert "utc must be 0 or 1" in r.content.decode()
+
+
+def test_the_api_answers_in_english_and_utc_whatever_the_browser(client, make_user):
+    client.force_login(make_user())
+    UserPreference.objects.create(user=make_user("bo"), language="zh-hans")
+    incident = IncidentFactory(triggered_at=AT, started_at=AT)
+    client.cookies["console_tz"] = "Asia/Shanghai"
+    r = client.get(f"/api/v1/incidents/{incident.pk}/", HTTP_ACCEPT_LANGUAGE="zh-hans")
+    assert r["Content-Language"] == "en"
+    assert r.json()["triggered_at"].startswith("2026-12-02T08:00:00")
+    r = client.get("/api/v1/incidents/?status=nonsense", HTTP_ACCEPT_LANGUAGE="zh-hans")
+    assert r.status_code == 400
+    assert not re.search(r"[\u4e00-\u9fff]", r.content.decode())
