@@ -1,5 +1,6 @@
 from django.apps import AppConfig
 from django.db.models.signals import post_migrate
+from django.utils.translation import gettext_lazy as _
 
 
 def _sync_roles(sender, **kwargs) -> None:
@@ -10,7 +11,7 @@ def _sync_roles(sender, **kwargs) -> None:
 
 class ConsoleConfig(AppConfig):
     name = "console"
-    verbose_name = "Console"
+    verbose_name = _("Console")
 
     def ready(self) -> None:
         # Groups follow the code after every migrate (and after test-database flushes).

@@ -9,6 +9,7 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 from console.append_only import AppendOnlyModel
 
@@ -33,27 +34,34 @@ class AuditEvent(AppendOnlyModel):
     user with audit rows cannot be deleted (PROTECT; SET_NULL would be an UPDATE):
     accounts are deactivated, as for the incident timeline."""
 
-    at = models.DateTimeField(default=timezone.now)
-    kind = models.CharField(max_length=16, choices=AuditKind.choices, db_index=True)
-    method = models.CharField(max_length=16, choices=AuditMethod.choices)
+    at = models.DateTimeField(default=timezone.now, verbose_name=_("at"))
+    kind = models.CharField(
+        max_length=16, choices=AuditKind.choices, db_index=True, verbose_name=_("kind")
+    )
+    method = models.CharField(max_length=16, choices=AuditMethod.choices, verbose_name=_("method"))
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         null=True,
         blank=True,
         on_delete=models.PROTECT,
         related_name="+",
+        verbose_name=_("user"),
     )
     # As typed or claimed at the time: set for a failed login of an unknown name too.
-    username = models.CharField(max_length=150, blank=True, db_index=True)
-    ip = models.GenericIPAddressField(null=True, blank=True)
-    user_agent = models.CharField(max_length=512, blank=True)
+    username = models.CharField(
+        max_length=150, blank=True, db_index=True, verbose_name=_("username")
+    )
+    ip = models.GenericIPAddressField(null=True, blank=True, verbose_name=_("IP address"))
+    user_agent = models.CharField(max_length=512, blank=True, verbose_name=_("user agent"))
     # Why a login failed, in words an admin can act on.
-    reason = models.CharField(max_length=500, blank=True)
+    reason = models.CharField(max_length=500, blank=True, verbose_name=_("reason"))
     # Role changes: the role names before and after; sign-ins also keep the groups claimed.
-    old = models.JSONField(null=True, blank=True)
-    new = models.JSONField(null=True, blank=True)
+    old = models.JSONField(null=True, blank=True, verbose_name=pgettext_lazy("audit event", "old"))
+    new = models.JSONField(null=True, blank=True, verbose_name=pgettext_lazy("audit event", "new"))
 
     class Meta:
+        verbose_name = _("audit event")
+        verbose_name_plural = _("audit events")
         ordering = ["-at", "-id"]
         indexes = [models.Index(fields=["-at", "-id"], name="console_audit_at_idx")]
 

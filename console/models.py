@@ -3,6 +3,7 @@ links) and each user's language and time preference; in their own modules, impor
 so Django sees them."""
 
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 from console.audit_models import AuditEvent, AuditKind, AuditMethod
 from console.oidc_models import OidcIdentity
@@ -13,15 +14,24 @@ class WorkerHeartbeat(models.Model):
     """One row per Celery worker (by hostname), refreshed every few seconds while its
     consumer runs. Nothing else proves a worker is alive: a queued message just waits."""
 
-    hostname = models.CharField(max_length=255, unique=True)
-    pid = models.PositiveIntegerField()
-    started_at = models.DateTimeField(help_text="When this worker last started consuming.")
-    last_seen = models.DateTimeField(db_index=True, help_text="Its latest heartbeat.")
+    hostname = models.CharField(max_length=255, unique=True, verbose_name=_("hostname"))
+    pid = models.PositiveIntegerField(verbose_name=_("PID"))
+    started_at = models.DateTimeField(
+        help_text=_("When this worker last started consuming."), verbose_name=_("started at")
+    )
+    last_seen = models.DateTimeField(
+        db_index=True, help_text=_("Its latest heartbeat."), verbose_name=_("last seen")
+    )
     stopped_at = models.DateTimeField(
-        null=True, blank=True, help_text="Set when the worker shut down cleanly."
+        null=True,
+        blank=True,
+        help_text=_("Set when the worker shut down cleanly."),
+        verbose_name=_("stopped at"),
     )
 
     class Meta:
+        verbose_name = _("worker heartbeat")
+        verbose_name_plural = _("worker heartbeats")
         ordering = ("-last_seen",)
 
     def __str__(self) -> str:
