@@ -37,36 +37,40 @@ class Incident(models.Model):
     """Opened by alerts and never deleted: the append-only timeline would go with it, and
     the database refuses that cascade (see TimelineEvent)."""
 
-    title = models.CharField(max_length=300)
-    severity = models.CharField(max_length=4, choices=Severity.choices, db_index=True)
+    title = models.CharField(max_length=300, verbose_name=_("title"))
+    severity = models.CharField(
+        max_length=4, choices=Severity.choices, db_index=True, verbose_name=_("severity")
+    )
     status = models.CharField(
         max_length=16,
         choices=IncidentStatus.choices,
         default=IncidentStatus.TRIGGERED,
         db_index=True,
+        verbose_name=_("status"),
     )
-    grouping_key = models.CharField(max_length=1000)
-    runbook = models.SlugField(max_length=100, blank=True, db_index=True)
-    namespace = models.CharField(max_length=253, blank=True)
-    group_labels = models.JSONField(default=dict, blank=True)
+    grouping_key = models.CharField(max_length=1000, verbose_name=_("grouping key"))
+    runbook = models.SlugField(max_length=100, blank=True, db_index=True, verbose_name=_("runbook"))
+    namespace = models.CharField(max_length=253, blank=True, verbose_name=_("namespace"))
+    group_labels = models.JSONField(default=dict, blank=True, verbose_name=_("group labels"))
     commander = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         null=True,
         blank=True,
         on_delete=models.SET_NULL,
         related_name="commanded_incidents",
+        verbose_name=_("commander"),
     )
     # When the earliest alert of the group started (impact start), from Alertmanager.
-    started_at = models.DateTimeField(null=True, blank=True)
+    started_at = models.DateTimeField(null=True, blank=True, verbose_name=_("started at"))
     # One timestamp per transition, set when it happens, so MTTA/MTTR are SQL aggregates.
     # triggered_at is when the console opened the incident (detection).
-    triggered_at = models.DateTimeField(db_index=True)
-    acknowledged_at = models.DateTimeField(null=True, blank=True)
-    mitigated_at = models.DateTimeField(null=True, blank=True)
-    resolved_at = models.DateTimeField(null=True, blank=True)
-    reopened_at = models.DateTimeField(null=True, blank=True)
-    reopen_count = models.PositiveIntegerField(default=0)
-    last_alert_at = models.DateTimeField(null=True, blank=True)
+    triggered_at = models.DateTimeField(db_index=True, verbose_name=_("triggered at"))
+    acknowledged_at = models.DateTimeField(null=True, blank=True, verbose_name=_("acknowledged at"))
+    mitigated_at = models.DateTimeField(null=True, blank=True, verbose_name=_("mitigated at"))
+    resolved_at = models.DateTimeField(null=True, blank=True, verbose_name=_("resolved at"))
+    reopened_at = models.DateTimeField(null=True, blank=True, verbose_name=_("reopened at"))
+    reopen_count = models.PositiveIntegerField(default=0, verbose_name=_("reopen count"))
+    last_alert_at = models.DateTimeField(null=True, blank=True, verbose_name=_("last alert at"))
     # A rehearsal (chaos drill): flagged everywhere, left out of reports and MTTx by default.
     is_drill = models.BooleanField(default=False, db_index=True)
     # Kept by ingestion so that Alertmanager re-sending an unchanged group costs one
@@ -75,8 +79,8 @@ class Incident(models.Model):
     # last_received_at). "" when the alerts changed another way.
     alert_digest = models.CharField(max_length=32, blank=True, default="", editable=False)
     last_notified_at = models.DateTimeField(null=True, blank=True, editable=False)
-    created_at = models.DateTimeField(auto_now_add=True)
-    updated_at = models.DateTimeField(auto_now=True)
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
+    updated_at = models.DateTimeField(auto_now=True, verbose_name=_("updated at"))
 
     class Meta:
         verbose_name = _("incident")
@@ -123,16 +127,16 @@ class AlertStatus(models.TextChoices):
 class Alert(models.Model):
     """One firing episode of one Alertmanager alert: unique by (fingerprint, starts_at)."""
 
-    fingerprint = models.CharField(max_length=64)
-    starts_at = models.DateTimeField()
-    alertname = models.CharField(max_length=200)
-    status = models.CharField(max_length=8, choices=AlertStatus.choices)
-    severity = models.CharField(max_length=32, blank=True)
-    labels = models.JSONField(default=dict)
-    annotations = models.JSONField(default=dict, blank=True)
-    ends_at = models.DateTimeField(null=True, blank=True)
-    generator_url = models.URLField(max_length=2000, blank=True)
-    grouping_key = models.CharField(max_length=1000)
+    fingerprint = models.CharField(max_length=64, verbose_name=_("fingerprint"))
+    starts_at = models.DateTimeField(verbose_name=_("starts at"))
+    alertname = models.CharField(max_length=200, verbose_name=_("alert name"))
+    status = models.CharField(max_length=8, choices=AlertStatus.choices, verbose_name=_("status"))
+    severity = models.CharField(max_length=32, blank=True, verbose_name=_("severity"))
+    labels = models.JSONField(default=dict, verbose_name=_("labels"))
+    annotations = models.JSONField(default=dict, blank=True, verbose_name=_("annotations"))
+    ends_at = models.DateTimeField(null=True, blank=True, verbose_name=_("ends at"))
+    generator_url = models.URLField(max_length=2000, blank=True, verbose_name=_("generator URL"))
+    grouping_key = models.CharField(max_length=1000, verbose_name=_("grouping key"))
     # No index of its own: the (incident, status) index below serves incident lookups,
     # and every index is paid for on each alert written during a storm.
     incident = models.ForeignKey(
@@ -142,10 +146,11 @@ class Alert(models.Model):
         on_delete=models.SET_NULL,
         related_name="alerts",
         db_index=False,
+        verbose_name=_("incident"),
     )
-    first_received_at = models.DateTimeField()
-    last_received_at = models.DateTimeField()
-    receive_count = models.PositiveIntegerField(default=1)
+    first_received_at = models.DateTimeField(verbose_name=_("first received at"))
+    last_received_at = models.DateTimeField(verbose_name=_("last received at"))
+    receive_count = models.PositiveIntegerField(default=1, verbose_name=_("receive count"))
 
     class Meta:
         verbose_name = _("alert")
@@ -210,21 +215,24 @@ class TimelineEvent(AppendOnlyModel):
     with a timeline cannot be deleted either (the cascade is refused): incidents are
     never deleted, and a user who acted on one is deactivated rather than deleted."""
 
-    incident = models.ForeignKey(Incident, on_delete=models.CASCADE, related_name="events")
+    incident = models.ForeignKey(
+        Incident, on_delete=models.CASCADE, related_name="events", verbose_name=_("incident")
+    )
     # Registered kinds only (incidents.timeline_kinds), checked when an event is appended.
-    kind = models.CharField(max_length=32, db_index=True)
-    occurred_at = models.DateTimeField(db_index=True)
+    kind = models.CharField(max_length=32, db_index=True, verbose_name=_("kind"))
+    occurred_at = models.DateTimeField(db_index=True, verbose_name=_("occurred at"))
     actor = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         null=True,
         blank=True,
         on_delete=models.PROTECT,  # SET_NULL would be an UPDATE, which the trigger refuses
         related_name="+",
+        verbose_name=_("actor"),
     )
     # "alertmanager" / "system" when there is no human actor.
-    source = models.CharField(max_length=32, default="system")
-    message = models.TextField(blank=True)
-    payload = models.JSONField(default=dict, blank=True)
+    source = models.CharField(max_length=32, default="system", verbose_name=_("source"))
+    message = models.TextField(blank=True, verbose_name=_("message"))
+    payload = models.JSONField(default=dict, blank=True, verbose_name=_("payload"))
 
     class Meta:
         verbose_name = _("timeline event")
@@ -256,24 +264,33 @@ class WebhookReceipt(models.Model):
     column but `replay_of`, which becomes NULL when the receipt it replayed is pruned.
     Receipts past retention are deleted (webhook_receipts_prune)."""
 
-    received_at = models.DateTimeField(db_index=True)
-    source = models.CharField(max_length=100, blank=True)
-    remote_addr = models.GenericIPAddressField(null=True, blank=True)
-    user_agent = models.CharField(max_length=300, blank=True)
-    body = models.TextField(blank=True)
+    received_at = models.DateTimeField(db_index=True, verbose_name=_("received at"))
+    source = models.CharField(max_length=100, blank=True, verbose_name=_("source"))
+    remote_addr = models.GenericIPAddressField(
+        null=True, blank=True, verbose_name=_("remote address")
+    )
+    user_agent = models.CharField(max_length=300, blank=True, verbose_name=_("user agent"))
+    body = models.TextField(blank=True, verbose_name=_("body"))
     # The bytes as received when they are not storable text (not UTF-8, or holding a
     # NUL, which PostgreSQL text refuses); `body` is empty then.
     body_raw = models.BinaryField(null=True, blank=True)
-    body_bytes = models.PositiveIntegerField(default=0)
-    outcome = models.CharField(max_length=16, choices=ReceiptOutcome.choices, db_index=True)
-    http_status = models.PositiveSmallIntegerField()
-    error = models.TextField(blank=True)
-    error_field = models.CharField(max_length=200, blank=True)
-    group_key = models.CharField(max_length=1000, blank=True)
-    alert_count = models.PositiveIntegerField(default=0)
-    incident_ids = models.JSONField(default=list, blank=True)
+    body_bytes = models.PositiveIntegerField(default=0, verbose_name=_("body bytes"))
+    outcome = models.CharField(
+        max_length=16, choices=ReceiptOutcome.choices, db_index=True, verbose_name=_("outcome")
+    )
+    http_status = models.PositiveSmallIntegerField(verbose_name=_("HTTP status"))
+    error = models.TextField(blank=True, verbose_name=_("error"))
+    error_field = models.CharField(max_length=200, blank=True, verbose_name=_("error field"))
+    group_key = models.CharField(max_length=1000, blank=True, verbose_name=_("group key"))
+    alert_count = models.PositiveIntegerField(default=0, verbose_name=_("alert count"))
+    incident_ids = models.JSONField(default=list, blank=True, verbose_name=_("incident IDs"))
     replay_of = models.ForeignKey(
-        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="replays"
+        "self",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="replays",
+        verbose_name=_("replay of"),
     )
 
     class Meta:
