@@ -59,47 +59,70 @@ class ActionRun(models.Model):
     """
 
     incident = models.ForeignKey(
-        "incidents.Incident", on_delete=models.PROTECT, related_name="action_runs"
+        "incidents.Incident",
+        on_delete=models.PROTECT,
+        related_name="action_runs",
+        verbose_name=_("incident"),
     )
-    kind = models.CharField(max_length=32, db_index=True)
-    target = models.CharField(max_length=255)
-    params = models.JSONField(default=dict)
-    idempotency_key = models.CharField(max_length=100)
+    kind = models.CharField(max_length=32, db_index=True, verbose_name=_("kind"))
+    target = models.CharField(max_length=255, verbose_name=pgettext_lazy("action run", "target"))
+    params = models.JSONField(default=dict, verbose_name=_("parameters"))
+    idempotency_key = models.CharField(max_length=100, verbose_name=_("idempotency key"))
     status = models.CharField(
-        max_length=20, choices=ActionRunStatus.choices, default=ActionRunStatus.QUEUED
+        max_length=20,
+        choices=ActionRunStatus.choices,
+        default=ActionRunStatus.QUEUED,
+        verbose_name=_("status"),
     )
     requested_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        related_name="+",
+        verbose_name=_("requested by"),
     )
-    requested_at = models.DateTimeField()
-    requires_approval = models.BooleanField(default=False)
-    approval_reason = models.CharField(max_length=300, blank=True)
+    requested_at = models.DateTimeField(verbose_name=_("requested at"))
+    requires_approval = models.BooleanField(default=False, verbose_name=_("requires approval"))
+    approval_reason = models.CharField(
+        max_length=300, blank=True, verbose_name=_("approval reason")
+    )
     decided_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+        verbose_name=_("decided by"),
     )
-    decided_at = models.DateTimeField(null=True, blank=True)
-    decision_note = models.CharField(max_length=500, blank=True)
-    queued_at = models.DateTimeField(null=True, blank=True)
-    started_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
+    decided_at = models.DateTimeField(null=True, blank=True, verbose_name=_("decided at"))
+    decision_note = models.CharField(max_length=500, blank=True, verbose_name=_("decision note"))
+    queued_at = models.DateTimeField(null=True, blank=True, verbose_name=_("queued at"))
+    started_at = models.DateTimeField(null=True, blank=True, verbose_name=_("started at"))
+    finished_at = models.DateTimeField(null=True, blank=True, verbose_name=_("finished at"))
     # The preview the requester (and the approver) saw: plan dict + dry-run result or error.
-    preview = models.JSONField(default=dict, blank=True)
+    preview = models.JSONField(default=dict, blank=True, verbose_name=_("preview"))
     # Execution record: snapshots carry resourceVersion; `plan` is what the worker wrote.
-    before = models.JSONField(null=True, blank=True)
-    plan = models.JSONField(null=True, blank=True)
-    after = models.JSONField(null=True, blank=True)
-    verification = models.CharField(max_length=500, blank=True)
+    before = models.JSONField(null=True, blank=True, verbose_name=_("before"))
+    plan = models.JSONField(null=True, blank=True, verbose_name=_("plan"))
+    after = models.JSONField(null=True, blank=True, verbose_name=_("after"))
+    verification = models.CharField(max_length=500, blank=True, verbose_name=_("verification"))
     # "" until the worker claims the run; "applying" from just before the write.
-    phase = models.CharField(max_length=16, blank=True)
-    attempts = models.PositiveSmallIntegerField(default=0)
-    claimed_by = models.CharField(max_length=200, blank=True)
-    lease_expires_at = models.DateTimeField(null=True, blank=True)
-    error = models.TextField(blank=True)
-    error_code = models.CharField(max_length=32, blank=True)
-    undo_of = models.ForeignKey(
-        "self", null=True, blank=True, on_delete=models.PROTECT, related_name="undos"
+    phase = models.CharField(max_length=16, blank=True, verbose_name=_("phase"))
+    attempts = models.PositiveSmallIntegerField(default=0, verbose_name=_("attempts"))
+    claimed_by = models.CharField(max_length=200, blank=True, verbose_name=_("claimed by"))
+    lease_expires_at = models.DateTimeField(
+        null=True, blank=True, verbose_name=_("lease expires at")
     )
-    runbook = models.CharField(max_length=100, blank=True)
+    error = models.TextField(blank=True, verbose_name=_("error"))
+    error_code = models.CharField(max_length=32, blank=True, verbose_name=_("error code"))
+    undo_of = models.ForeignKey(
+        "self",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="undos",
+        verbose_name=_("undo of"),
+    )
+    runbook = models.CharField(max_length=100, blank=True, verbose_name=_("runbook"))
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
@@ -143,15 +166,22 @@ class ActionRun(models.Model):
 class ActionRunEvent(AppendOnlyModel):
     """Audit: every state change of a run, who did it and what was known. Append-only."""
 
-    run = models.ForeignKey(ActionRun, on_delete=models.PROTECT, related_name="events")
-    occurred_at = models.DateTimeField()
-    actor = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    run = models.ForeignKey(
+        ActionRun, on_delete=models.PROTECT, related_name="events", verbose_name=_("run")
     )
-    status_from = models.CharField(max_length=20, blank=True)
-    status_to = models.CharField(max_length=20, blank=True)
-    message = models.TextField()
-    payload = models.JSONField(default=dict, blank=True)
+    occurred_at = models.DateTimeField(verbose_name=_("occurred at"))
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+        verbose_name=_("actor"),
+    )
+    status_from = models.CharField(max_length=20, blank=True, verbose_name=_("status from"))
+    status_to = models.CharField(max_length=20, blank=True, verbose_name=_("status to"))
+    message = models.TextField(verbose_name=_("message"))
+    payload = models.JSONField(default=dict, blank=True, verbose_name=_("payload"))
 
     class Meta:
         verbose_name = _("action run event")
@@ -166,14 +196,21 @@ class ActionRunEvent(AppendOnlyModel):
 class ConfigRevision(AppendOnlyModel):
     """A ConfigMap's data as we saw it, stored only when it changed since the last one."""
 
-    namespace = models.CharField(max_length=253)
-    name = models.CharField(max_length=253)
-    data = models.JSONField(default=dict)
-    resource_version = models.CharField(max_length=64, blank=True)
-    captured_at = models.DateTimeField()
-    reason = models.CharField(max_length=200)
+    namespace = models.CharField(max_length=253, verbose_name=_("namespace"))
+    name = models.CharField(max_length=253, verbose_name=_("name"))
+    data = models.JSONField(default=dict, verbose_name=_("data"))
+    resource_version = models.CharField(
+        max_length=64, blank=True, verbose_name=_("resource version")
+    )
+    captured_at = models.DateTimeField(verbose_name=_("captured at"))
+    reason = models.CharField(max_length=200, verbose_name=_("reason"))
     run = models.ForeignKey(
-        ActionRun, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+        ActionRun,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+        verbose_name=_("run"),
     )
 
     class Meta:
