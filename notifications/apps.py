@@ -1,4 +1,5 @@
 from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
 
 
 def _timeline_appended(sender: object, events: list, **kwargs: object) -> None:
@@ -9,7 +10,7 @@ def _timeline_appended(sender: object, events: list, **kwargs: object) -> None:
 
 class NotificationsConfig(AppConfig):
     name = "notifications"
-    verbose_name = "Notifications"
+    verbose_name = _("Notifications")
 
     def ready(self) -> None:
         # incidents sends this after each commit that appended timeline events; it knows

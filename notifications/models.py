@@ -85,8 +85,8 @@ class Target(models.Model):
         default=settings.LANGUAGE_CODE,
         help_text=gettext_lazy("The language of its messages and emails."),
     )
-    created_at = models.DateTimeField(auto_now_add=True)
-    updated_at = models.DateTimeField(auto_now=True)
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=gettext_lazy("created at"))
+    updated_at = models.DateTimeField(auto_now=True, verbose_name=gettext_lazy("updated at"))
 
     class Meta:
         ordering = ["name"]
@@ -219,31 +219,49 @@ class Delivery(models.Model):
     run's approval, a postmortem's review round, an item's overdue period), so a target
     hears of each once however many rules match or however often it is found again."""
 
-    target = models.ForeignKey(Target, on_delete=models.PROTECT, related_name="deliveries")
-    rule = models.ForeignKey(
-        Rule, null=True, blank=True, on_delete=models.SET_NULL, related_name="deliveries"
+    target = models.ForeignKey(
+        Target,
+        on_delete=models.PROTECT,
+        related_name="deliveries",
+        verbose_name=gettext_lazy("target"),
     )
-    event = models.CharField(max_length=32, choices=Event.choices)
-    event_key = models.CharField(max_length=200)
+    rule = models.ForeignKey(
+        Rule,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="deliveries",
+        verbose_name=gettext_lazy("rule"),
+    )
+    event = models.CharField(
+        max_length=32, choices=Event.choices, verbose_name=gettext_lazy("event")
+    )
+    event_key = models.CharField(max_length=200, verbose_name=gettext_lazy("event key"))
     incident = models.ForeignKey(
         "incidents.Incident",
         null=True,
         blank=True,
         on_delete=models.SET_NULL,
         related_name="notification_deliveries",
+        verbose_name=gettext_lazy("incident"),
     )
-    summary = models.CharField(max_length=500)
+    summary = models.CharField(max_length=500, verbose_name=gettext_lazy("summary"))
     # The message as the generic webhook receives it; Slack and email are rendered from it.
-    body = models.JSONField(default=dict)
+    body = models.JSONField(default=dict, verbose_name=gettext_lazy("body"))
     status = models.CharField(
-        max_length=16, choices=DeliveryStatus.choices, default=DeliveryStatus.PENDING
+        max_length=16,
+        choices=DeliveryStatus.choices,
+        default=DeliveryStatus.PENDING,
+        verbose_name=gettext_lazy("status"),
     )
-    attempts = models.PositiveSmallIntegerField(default=0)
-    last_error = models.TextField(blank=True)
-    created_at = models.DateTimeField(db_index=True)
+    attempts = models.PositiveSmallIntegerField(default=0, verbose_name=gettext_lazy("attempts"))
+    last_error = models.TextField(blank=True, verbose_name=gettext_lazy("last error"))
+    created_at = models.DateTimeField(db_index=True, verbose_name=gettext_lazy("created at"))
     updated_at = models.DateTimeField(auto_now=True)
-    last_attempt_at = models.DateTimeField(null=True, blank=True)
-    sent_at = models.DateTimeField(null=True, blank=True)
+    last_attempt_at = models.DateTimeField(
+        null=True, blank=True, verbose_name=gettext_lazy("last attempt at")
+    )
+    sent_at = models.DateTimeField(null=True, blank=True, verbose_name=gettext_lazy("sent at"))
 
     class Meta:
         ordering = ["-created_at", "-id"]
