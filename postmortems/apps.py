@@ -1,9 +1,10 @@
 from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
 
 
 class PostmortemsConfig(AppConfig):
     name = "postmortems"
-    verbose_name = "Postmortems"
+    verbose_name = _("Postmortems")
 
     def ready(self) -> None:
         # incidents imports no higher app: we tell it our timeline kinds and incident panel.

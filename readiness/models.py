@@ -28,14 +28,19 @@ class Deployment(models.Model):
     """One LeaderWorkerSet the console found in the cluster. Kept when it disappears
     (`present` False) so its sign-off history is not lost."""
 
-    namespace = models.CharField(max_length=253)
-    lws = models.CharField(max_length=253)
-    first_seen_at = models.DateTimeField()
-    last_seen_at = models.DateTimeField()
-    present = models.BooleanField(default=True)
+    namespace = models.CharField(max_length=253, verbose_name=_("namespace"))
+    lws = models.CharField(max_length=253, verbose_name=_("LWS"))
+    first_seen_at = models.DateTimeField(verbose_name=_("first seen at"))
+    last_seen_at = models.DateTimeField(verbose_name=_("last seen at"))
+    present = models.BooleanField(default=True, verbose_name=_("present"))
     # The newest finished verification: the pages read it without asking Kubernetes.
     last_verification = models.ForeignKey(
-        "Verification", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+        "Verification",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        verbose_name=_("last verification"),
     )
 
     class Meta:
@@ -132,13 +137,19 @@ class SignOff(AppendOnlyModel):
     """A commander's word that an item holds, until `expires_on`; or its revocation. The
     newest row per (deployment, item) is the item's state; older rows are the history."""
 
-    deployment = models.ForeignKey(Deployment, on_delete=models.PROTECT, related_name="signoffs")
-    item = models.CharField(max_length=32, choices=ITEM_CHOICES)
-    action = models.CharField(max_length=10, choices=SignOffAction.choices)
-    by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
-    at = models.DateTimeField()
-    note = models.CharField(max_length=1000)
-    expires_on = models.DateField(null=True, blank=True)
+    deployment = models.ForeignKey(
+        Deployment, on_delete=models.PROTECT, related_name="signoffs", verbose_name=_("deployment")
+    )
+    item = models.CharField(max_length=32, choices=ITEM_CHOICES, verbose_name=_("item"))
+    action = models.CharField(
+        max_length=10, choices=SignOffAction.choices, verbose_name=_("action")
+    )
+    by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+", verbose_name=_("by")
+    )
+    at = models.DateTimeField(verbose_name=_("at"))
+    note = models.CharField(max_length=1000, verbose_name=_("note"))
+    expires_on = models.DateField(null=True, blank=True, verbose_name=_("expires on"))
 
     class Meta:
         verbose_name = _("sign-off")
