@@ -10,8 +10,6 @@ Where a rule means what an English rule means it shares its id, message and sugg
 a viewer sees the same advice for "human error" and 人为失误, in their own language.
 """
 
-# ruff: noqa: RUF001 -- the patterns are Chinese and use full-width punctuation on purpose.
-
 from django.utils.translation import gettext_lazy
 
 from postmortems.blameless_lang import Language, Rule

@@ -2,8 +2,6 @@
 delivery is recorded, and Slack and email are rendered in the language the body carries,
 so a retry says exactly what the first attempt did. The API stays English."""
 
-# ruff: noqa: RUF001 -- the expected Chinese uses full-width punctuation on purpose.
-
 from pathlib import Path
 
 import pytest

@@ -1,8 +1,6 @@
 """The Chinese list of the blameless-language check, and how a text picks its lists:
 Chinese, English or both for a mixed text. The messages follow the viewer's language."""
 
-# ruff: noqa: RUF001 -- Chinese sentences use full-width punctuation on purpose.
-
 from pathlib import Path
 
 import pytest

@@ -53,5 +53,5 @@ def test_the_draft_language_is_the_askers_and_survives_a_refresh(rita, incident)
     assert (pm.title, pm.summary, pm.impact) == drafted
     assert pm.language == "zh-hans"
     if CATALOGUE.exists():
-        assert pm.title == "复盘：TTFT p99 above 2s"  # noqa: RUF001 (full-width colon)
+        assert pm.title == "复盘：TTFT p99 above 2s"
         assert "Detected after" not in pm.summary

@@ -4,8 +4,6 @@ refusal is Chinese on the page and English in the API.
 
 Runs once the compiled catalogue exists (the lead builds it from every slice's part)."""
 
-# ruff: noqa: RUF001 -- the expected Chinese uses full-width punctuation on purpose.
-
 import re
 from html.parser import HTMLParser
 from pathlib import Path
