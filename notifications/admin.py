@@ -78,10 +78,15 @@ class TargetForm(forms.ModelForm):
 @admin.register(Target)
 class TargetAdmin(admin.ModelAdmin):
     form = TargetForm
-    list_display = ["name", "kind", "language", "destination", "enabled", "updated_at"]
+    list_display = ["name", "kind", "language", "destination_column", "enabled", "updated_at"]
     list_filter = ["kind", "enabled", "language"]
     search_fields = ["name"]
     actions = ["send_test"]
+
+    # A property has no verbose name: the column's header is given here.
+    @admin.display(description=gettext_lazy("destination"))
+    def destination_column(self, target: Target) -> str:
+        return target.destination
 
     @admin.action(description=gettext_lazy("Send a test notification"))
     def send_test(self, request: AuthedRequest, queryset: QuerySet[Target]) -> None:
