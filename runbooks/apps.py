@@ -25,6 +25,10 @@ def _extend_the_incident_page() -> None:
     from runbooks import timeline_kinds
 
     timeline_kinds_register(app="runbooks", kinds=timeline_kinds.LABELS)
+    # Its console-written lines, worded again in the viewer's language.
+    from runbooks import timeline_text
+
+    timeline_text.register()
     for key, order, template in (
         ("runbook", 10, "runbooks/_incident_triage_section.html"),
         ("actions", 20, "runbooks/actions/_incident_section.html"),

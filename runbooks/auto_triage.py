@@ -22,6 +22,7 @@ from incidents.models import OPEN_STATUSES, Incident, TimelineEvent, TimelineEve
 from incidents.selectors import incident_for_update
 from incidents.services import incident_event_record
 from runbooks.timeline_kinds import AUTO_TRIAGE
+from runbooks.timeline_text import first_sentence
 from runbooks.triage import TriageResult, incident_alerts_firing_first, incident_triage
 from runbooks.triage_actions import RecommendedAction, recommended_actions
 
@@ -69,12 +70,6 @@ def _number(value: float | None, unit: str) -> str:
     return "no value" if value is None else f"{value:.4g}{' ' + unit if unit else ''}"
 
 
-def _first_sentence(text: str) -> str:
-    text = " ".join((text or "").split())
-    head, dot, _ = text.partition(". ")
-    return head + ("." if dot else "")
-
-
 def _entry(result: TriageResult, actions: list[RecommendedAction]) -> tuple[str, dict[str, Any]]:
     """The timeline message and payload for one evaluation."""
     if result.prometheus_error:
@@ -88,7 +83,7 @@ def _entry(result: TriageResult, actions: list[RecommendedAction]) -> tuple[str,
     checks = {c.id: c for c in result.checks}
     because = [(cid, state, checks.get(cid)) for cid, state in result.because]
     lines = [f"Auto-triage ({result.runbook_slug}): {result.branch_id} — "
-             f"{_first_sentence(result.diagnosis)}"]  # fmt: skip
+             f"{first_sentence(result.diagnosis)}"]  # fmt: skip
     if because:
         lines.append(
             "Because: "

@@ -19,6 +19,7 @@ from incidents.services import incident_event_add, incident_runbook_set
 from runbooks.catalog import load_catalog
 from runbooks.permissions import RESPOND
 from runbooks.timeline_kinds import DIAGNOSIS_CONFIRMED, RUNBOOK_STEP
+from runbooks.timeline_text import first_sentence
 from runbooks.triage import incident_alerts_firing_first, incident_runbook, incident_triage
 
 # Stepper steps as the service and URLs name them -> the words on the timeline.
@@ -41,12 +42,6 @@ RUNBOOK_STEP_LABELS = {
 CHANGE_RUNBOOK = gettext_lazy("change the incident's runbook")
 CONFIRM_DIAGNOSIS = gettext_lazy("confirm a diagnosis")
 CHECK_OFF_STEPS = gettext_lazy("check off runbook steps")
-
-
-def _first_sentence(text: str) -> str:
-    text = " ".join((text or "").split())
-    head, dot, _ = text.partition(". ")
-    return head + ("." if dot else "")
 
 
 @transaction.atomic
@@ -86,7 +81,7 @@ def diagnosis_confirm(*, incident_id: int, actor: User) -> TimelineEvent:
             code="invalid",
         )
     checks = [{"id": c.id, "value": c.value, "state": c.state} for c in result.checks]
-    message = f"Diagnosis confirmed: {result.branch_id} — {_first_sentence(result.diagnosis)}"
+    message = f"Diagnosis confirmed: {result.branch_id} — {first_sentence(result.diagnosis)}"
     return incident_event_add(
         incident_id=incident_id,
         actor=actor,

@@ -110,3 +110,12 @@ def http_url(value) -> str:
     if parts.scheme.lower() in ("http", "https") and parts.netloc:
         return value.strip()
     return ""
+
+
+@register.filter
+def timeline_line(event) -> str:
+    """The event's message in the viewer's language where the console wrote it
+    (incidents/timeline_text.py); as stored otherwise."""
+    from incidents.timeline_text import timeline_text
+
+    return timeline_text(event.kind, event.message, event.payload)
