@@ -3,6 +3,7 @@ windows and `for:`, so an injected failure alerts within seconds instead of minu
 Generated from the real files on every run: the tests exercise the real expressions."""
 
 import re
+import shutil
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -25,6 +26,9 @@ def fast_rules(dest: Path, *, windows: dict[str, str] | None = None, for_: str =
         text = _shorten(text, windows)
         text = re.sub(r"for: \S+", f"for: {for_}", text)
         (dest / src.name).write_text(text)
+    # The translations hold text only (no PromQL): copied as they are.
+    for lang_dir in (d for d in CATALOG.iterdir() if d.is_dir() and not d.name.startswith("_")):
+        shutil.copytree(lang_dir, dest / lang_dir.name, dirs_exist_ok=True)
     return dest
 
 
@@ -39,4 +43,7 @@ def fast_catalog(dest: Path, *, windows: dict[str, str], day: str = "") -> Path:
         if day:
             text = text.replace("offset 1d", f"offset {day}")
         (dest / src.name).write_text(text)
+    # The translations hold text only (no PromQL): copied as they are.
+    for lang_dir in (d for d in CATALOG.iterdir() if d.is_dir() and not d.name.startswith("_")):
+        shutil.copytree(lang_dir, dest / lang_dir.name, dirs_exist_ok=True)
     return dest
