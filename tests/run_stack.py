@@ -66,8 +66,14 @@ def start_run(
         return requests.get(base + "/readyz", timeout=2).ok
 
     wait_for(ready, timeout=120, what="the run to answer /readyz")
-    log.seek(0)
-    text = log.read()
+
+    def banner() -> str | None:
+        # Read by path: the run shares `log`'s file offset, so seeking it could race with
+        # the run's own writes; and the banner may land a moment after /readyz answers.
+        text = (tmp_path / "run.log").read_text(errors="replace")
+        return text if re.search(r"Authorization: Bearer \S+[\s\S]*demo login:", text) else None
+
+    text = wait_for(banner, timeout=30, what="the run's banner (token and logins)")
     token = re.search(r"Authorization: Bearer (\S+)", text).group(1)
     user, password = re.search(r"demo login: (\S+) / (\S+)", text).groups()
     approver = re.search(r"approver:\s+(\S+) / (\S+)", text)
