@@ -19,12 +19,12 @@ from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy, gettext_noop, ngettext
+from django.utils.translation import gettext_lazy, gettext_noop
 
 from console.errors import DomainError, NotFound
 from console.permissions import require
 from incidents.lifecycle import status_word
-from incidents.models import Alert, Incident, TimelineEvent, TimelineEventType
+from incidents.models import Alert, Incident, TimelineEvent
 from incidents.selectors import incident_get
 from postmortems.export import duration
 from postmortems.models import (
@@ -33,30 +33,16 @@ from postmortems.models import (
     Postmortem,
     PostmortemEdit,
     PostmortemTimelineEntry,
-    TimelineSource,
 )
 from postmortems.permissions import DRAFT, ready_to_draft
+from postmortems.services.draft_timeline import BATCH, timeline_entries
 from postmortems.services.revisions import content_changed
 from postmortems.services.timeline import postmortem_event
-from postmortems.timeline_kinds import ACTION_ITEM, POSTMORTEM
 from postmortems.transitions import check_drafting
-from runbooks.actions.models import ActionRun
-from runbooks.timeline_kinds import ACTION
 from runbooks.triage import incident_runbook
 
 log = logging.getLogger(__name__)
-# Event kinds the draft takes from elsewhere: alerts from the alert rows (their real
-# start/end times, grouped), actions from the run rows (one line per run).
-SKIPPED_KINDS = {
-    TimelineEventType.ALERT_FIRED,
-    TimelineEventType.ALERT_RESOLVED,
-    ACTION,
-    # What happened after the fire is not part of the incident's own story.
-    POSTMORTEM,
-    ACTION_ITEM,
-}
 TAIL = timedelta(minutes=15)  # metric snapshots run this long past resolution
-BATCH = 2000
 
 
 def _threshold() -> int:
@@ -268,98 +254,8 @@ def _fill(pm: Postmortem, incident: Incident) -> None:
         ]
 
 
-# --- timeline ----------------------------------------------------------------------------
-def _entry(
-    pm: Postmortem,
-    at: datetime,
-    source: str,
-    source_id: int | None,
-    kind: str,
-    text: str,
-    included: bool = True,
-) -> PostmortemTimelineEntry:
-    return PostmortemTimelineEntry(
-        postmortem=pm,
-        occurred_at=at,
-        source=source,
-        source_id=source_id,
-        kind=kind,
-        original_text=text,
-        text=text,
-        included=included,
-    )
-
-
-def _alert_entries(pm: Postmortem, incident: Incident) -> list[PostmortemTimelineEntry]:
-    """Alerts grouped by name and minute: a storm of 500 pods is one line, not 500."""
-    starts: dict[tuple[str, datetime], list[tuple[datetime, int, str]]] = defaultdict(list)
-    ends: dict[tuple[str, datetime], list[tuple[datetime, int, str]]] = defaultdict(list)
-    rows = Alert.objects.filter(incident=incident).values_list(
-        "id", "alertname", "starts_at", "ends_at", "status", "labels"
-    )
-    for pk, name, started, ended, status, labels in rows.iterator(chunk_size=BATCH):
-        where = (labels or {}).get("pod") or (labels or {}).get("node") or ""
-        starts[(name, started.replace(second=0, microsecond=0))].append((started, pk, where))
-        if status == "resolved" and ended:
-            ends[(name, ended.replace(second=0, microsecond=0))].append((ended, pk, where))
-    out = []
-    for groups, kind in ((starts, "alert_fired"), (ends, "alert_resolved")):
-        for (name, _minute), items in groups.items():
-            items.sort()
-            at, first_id, _where = items[0]
-            places = [w for _at, _pk, w in items if w]
-            text = _alert_line(kind, name, len(items), places)
-            out.append(_entry(pm, at, TimelineSource.ALERT, first_id, kind, text))
-    return out
-
-
-def _alert_line(kind: str, name: str, count: int, places: list[str]) -> str:
-    """ "3 x KVCacheFull started firing on pod-a, pod-b", in the draft's language."""
-    words = {"name": name, "count": count}
-    if kind == "alert_fired":
-        line = ngettext("%(name)s started firing", "%(count)s x %(name)s started firing", count)
-    else:
-        line = ngettext("%(name)s resolved", "%(count)s x %(name)s resolved", count)
-    line %= words
-    if places:
-        where = ", ".join(places[:5])
-        if len(places) > 5:
-            line += _(" on %(places)s and more") % {"places": where}
-        else:
-            line += _(" on %(places)s") % {"places": where}
-    return line
-
-
-def _action_entries(pm: Postmortem, incident: Incident) -> list[PostmortemTimelineEntry]:
-    out = []
-    runs = ActionRun.objects.filter(incident=incident).select_related("requested_by", "decided_by")
-    for run in runs:
-        summary = (run.plan or {}).get("summary") or (run.preview.get("plan") or {}).get("summary")
-        names = {"who": run.requested_by.get_username()}
-        who = _("requested by %(who)s") % names
-        if run.decided_by is not None:
-            names["decider"] = run.decided_by.get_username()
-            if run.status == "rejected":
-                who = _("requested by %(who)s, rejected by %(decider)s") % names
-            else:
-                who = _("requested by %(who)s, approved by %(decider)s") % names
-        text = _("Action #%(id)s %(kind)s on %(target)s: %(status)s (%(who)s)") % {
-            "id": run.pk,
-            "kind": run.kind,
-            "target": run.target,
-            "status": str(run.get_status_display()).lower(),
-            "who": who,
-        }
-        if summary:
-            text += f". {summary}"
-        if run.error:
-            text += _(". Error: %(error)s") % {"error": run.error[:300]}
-        out.append(_entry(pm, run.requested_at, TimelineSource.ACTION, run.pk, "action", text))
-    return out
-
-
 def _timeline(pm: Postmortem, incident: Incident) -> None:
-    PostmortemTimelineEntry.objects.bulk_create(_fresh_entries(pm, incident), batch_size=BATCH)
+    PostmortemTimelineEntry.objects.bulk_create(timeline_entries(pm, incident), batch_size=BATCH)
 
 
 # --- metric snapshots --------------------------------------------------------------------
@@ -421,7 +317,7 @@ def postmortem_refresh(*, postmortem_id: int, actor: User) -> Postmortem:
         pm.impact_data = facts
         have = {_key(e): e for e in PostmortemTimelineEntry.objects.filter(postmortem=pm)}
         fresh, updated = [], []
-        for entry in _fresh_entries(pm, incident):
+        for entry in timeline_entries(pm, incident):
             old = have.get(_key(entry))
             if old is None:
                 fresh.append(entry)
@@ -451,16 +347,3 @@ def postmortem_refresh(*, postmortem_id: int, actor: User) -> Postmortem:
             new=f"facts refreshed from incident #{incident.pk}; {len(fresh)} new timeline line(s)",
         )  # fmt: skip
     return pm
-
-
-def _fresh_entries(pm: Postmortem, incident: Incident) -> list[PostmortemTimelineEntry]:
-    entries = _alert_entries(pm, incident) + _action_entries(pm, incident)
-    events = (
-        TimelineEvent.objects.filter(incident=incident)
-        .exclude(kind__in=SKIPPED_KINDS)
-        .values_list("id", "occurred_at", "kind", "message", "actor__username")
-    )
-    for pk, at, kind, message, username in events.iterator(chunk_size=BATCH):
-        text = f"{username}: {message}" if username else message
-        entries.append(_entry(pm, at, TimelineSource.EVENT, pk, kind, text))
-    return entries
