@@ -27,6 +27,7 @@ TASK_ROUTES = {
     "runbooks.tasks.guard_watch_evaluate": {"queue": "default"},
     "runbooks.tasks.guard_watches_recover": {"queue": "default"},
     "runbooks.tasks.auto_triage_evaluate": {"queue": "default"},
+    "runbooks.tasks.auto_triage_drain": {"queue": "default"},
     "runbooks.tasks.auto_triage_sweep": {"queue": "default"},
     "postmortems.tasks.postmortem_draft": {"queue": "default"},
     "postmortems.tasks.action_items_remind_overdue": {"queue": "default"},

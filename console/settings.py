@@ -134,6 +134,8 @@ if REDIS_URL:
             "BACKEND": "django.core.cache.backends.redis.RedisCache",
             "LOCATION": REDIS_URL,
             "OPTIONS": {"socket_connect_timeout": 2, "socket_timeout": 2},
+            # Two consoles (or a bench beside one) sharing a Redis keep apart by prefix.
+            "KEY_PREFIX": env.str("CACHE_KEY_PREFIX", default=""),
         }
     }
 

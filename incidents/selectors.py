@@ -1,6 +1,6 @@
 """Reads shared by the pages and the API, each a fixed number of queries."""
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from django.contrib.auth import get_user_model
@@ -129,6 +129,15 @@ def incident_for_update(*, incident_id: int) -> Incident:
     if incident is None:
         raise _missing(incident_id)
     return incident
+
+
+def incidents_lock(*, incident_ids: Sequence[int]) -> set[int]:
+    """Lock these incidents' rows until the transaction ends, in primary-key order (as
+    ingestion locks them, so the two cannot deadlock); the ids that exist."""
+    if not incident_ids:
+        return set()
+    qs = Incident.objects.select_for_update().filter(pk__in=incident_ids).order_by("pk")
+    return set(qs.values_list("pk", flat=True))
 
 
 def incident_alerts(*, incident_id: int) -> QuerySet[Alert]:

@@ -8,7 +8,7 @@ from console.http import AuthedApiRequest
 from console.permissions import HasConsoleRole, require_perm
 from incidents import selectors
 from incidents.permissions import VIEW
-from runbooks.auto_triage import auto_triage_seen
+from runbooks.auto_triage_queue import auto_triage_seen
 from runbooks.serializers import TriageSerializer, triage_data
 from runbooks.triage import incident_alerts_firing_first, incident_triage
 from runbooks.triage_actions import recommended_actions

@@ -40,7 +40,7 @@ def _extend_the_incident_page() -> None:
 def _triage_incidents_as_they_open() -> None:
     # incidents tells whoever listens what it appended, after the commit.
     from incidents.services.timeline import timeline_appended
-    from runbooks.auto_triage import on_timeline_appended
+    from runbooks.auto_triage_queue import on_timeline_appended
 
     timeline_appended.connect(on_timeline_appended, dispatch_uid="runbooks.auto_triage")
 

@@ -1,38 +1,38 @@
 """Auto-triage: the runbook's checks, evaluated by a worker when an incident opens (or
 reopens, or its runbook changes) and every minute while it is open, posted to the
-timeline when they say something new.
+timeline when they say something new. Which incidents are due, and the task that
+evaluates them in batches, are runbooks/auto_triage_queue.py.
 
 "New" is decided against the last auto-triage event of the incident (its payload is the
 stored result, so no table of its own): another branch, another runbook, or Prometheus
 going down or coming back. Prometheus down is one entry, not one per evaluation.
 
-Incidents never imports this app: it hears of new incidents through incidents'
-`timeline_appended` signal (connected in RunbooksConfig.ready()).
+A batch costs a constant number of queries (the incidents, their alerts, their row locks,
+their last entries, one INSERT), not a few per incident: a storm opens hundreds a minute.
 """
 
 from __future__ import annotations
 
 import logging
+import time
+from collections.abc import Sequence
 from typing import Any
 
-from django.core.cache import cache
-from django.db import transaction
+from django.db import connection, transaction
 
-from incidents.models import OPEN_STATUSES, Incident, TimelineEvent, TimelineEventType
-from incidents.selectors import incident_for_update
-from incidents.services import incident_event_record
+from incidents.models import OPEN_STATUSES, Incident, TimelineEvent
+from incidents.selectors import incidents_lock
+from incidents.services import incident_events_record
 from runbooks.timeline_kinds import AUTO_TRIAGE
 from runbooks.timeline_text import first_sentence
-from runbooks.triage import TriageResult, incident_alerts_firing_first, incident_triage
+from runbooks.triage import TriageResult, alerts_firing_first_many, incident_triage
 from runbooks.triage_actions import RecommendedAction, recommended_actions
 
 log = logging.getLogger(__name__)
 
 SOURCE = "auto-triage"
-SWEEP_MAX = 50  # open incidents re-evaluated per beat run, newest first
-REQUEUE_SECONDS = 30  # a poll that sees a new branch enqueues once in this long
-# What opening an incident looks like on the timeline (kind, and status_changed's verb).
-_OPENING_VERBS = ("reopened",)
+
+Evaluated = tuple[int, TriageResult, list[RecommendedAction]]
 
 
 def _key(runbook: str, branch: str, prometheus_error: str) -> tuple[str, ...]:
@@ -59,6 +59,18 @@ def auto_triage_last(*, incident_id: int) -> TimelineEvent | None:
         .order_by("-occurred_at", "-id")
         .first()
     )
+
+
+def _last_by_incident(incident_ids: Sequence[int]) -> dict[int, TimelineEvent]:
+    """auto_triage_last for many incidents in one query."""
+    qs = TimelineEvent.objects.filter(incident_id__in=incident_ids, kind=AUTO_TRIAGE)
+    qs = qs.order_by("incident_id", "-occurred_at", "-id").only("incident_id", "payload")
+    if connection.features.can_distinct_on_fields:  # PostgreSQL: only the newest of each
+        qs = qs.distinct("incident_id")
+    last: dict[int, TimelineEvent] = {}
+    for event in qs:
+        last.setdefault(event.incident_id, event)
+    return last
 
 
 def is_news(result: TriageResult, last: TimelineEvent | None) -> bool:
@@ -121,85 +133,50 @@ def _entry(result: TriageResult, actions: list[RecommendedAction]) -> tuple[str,
 
 
 @transaction.atomic
-def auto_triage_record(
-    *, incident_id: int, result: TriageResult, actions: list[RecommendedAction]
-) -> TimelineEvent | None:
-    """Post `result` on the timeline if it is news; None if it is not. The incident's row
-    lock makes two workers evaluating one incident post once."""
-    incident_for_update(incident_id=incident_id)
-    if not is_news(result, auto_triage_last(incident_id=incident_id)):
-        return None
-    message, payload = _entry(result, actions)
-    return incident_event_record(
-        incident_id=incident_id, kind=AUTO_TRIAGE, message=message, payload=payload,
-        source=SOURCE,
-    )  # fmt: skip
+def auto_triage_record(*, evaluated: Sequence[Evaluated]) -> list[TimelineEvent]:
+    """Post each (incident id, result, actions) that is news, in one INSERT. The incidents'
+    row locks make two workers evaluating one incident post once."""
+    locked = incidents_lock(incident_ids=[pk for pk, _, _ in evaluated])
+    last = _last_by_incident(sorted(locked))
+    news = [
+        (pk, AUTO_TRIAGE, *_entry(result, actions))
+        for pk, result, actions in evaluated
+        if pk in locked and is_news(result, last.get(pk))
+    ]
+    return incident_events_record(events=news, source=SOURCE) if news else []
+
+
+def auto_triage_run_many(
+    *, incident_ids: Sequence[int], deadline: float | None = None
+) -> tuple[list[TimelineEvent], list[int]]:
+    """Evaluate these incidents' triage now and post what is news: (the entries posted,
+    the ids left unevaluated because the `deadline` (time.monotonic()) passed). Resolved
+    incidents and those no runbook matches are skipped.
+
+    Not one transaction around the whole: the checks ask Prometheus over the network (with
+    a timeout), and no row lock should wait on that; the write is one atomic call. One
+    Prometheus found down is down for the rest of the batch (it is not asked again).
+    """
+    incidents = list(
+        Incident.objects.filter(pk__in=incident_ids, status__in=OPEN_STATUSES).order_by("pk")
+    )
+    alerts = alerts_firing_first_many([i.pk for i in incidents])
+    down: list[str] = []
+    evaluated: list[Evaluated] = []
+    for n, incident in enumerate(incidents):
+        if deadline is not None and time.monotonic() > deadline:
+            return auto_triage_record(evaluated=evaluated), [i.pk for i in incidents[n:]]
+        mine = alerts.get(incident.pk, [])
+        result = incident_triage(incident=incident, alerts=mine, down=down)
+        if result.runbook_slug:
+            actions = recommended_actions(
+                incident=incident, result=result, alerts=mine, approval=False
+            )
+            evaluated.append((incident.pk, result, actions))
+    return (auto_triage_record(evaluated=evaluated) if evaluated else []), []
 
 
 def auto_triage_run(*, incident_id: int) -> TimelineEvent | None:
-    """Evaluate the incident's triage now and post it if it is news. Nothing for a resolved
-    incident or one no runbook matches.
-
-    Not one transaction around the whole: the checks ask Prometheus over the network (with
-    a timeout), and no row lock should wait on that; the write is one atomic call.
-    """
-    incident = Incident.objects.filter(pk=incident_id, status__in=OPEN_STATUSES).first()
-    if incident is None:
-        return None
-    alerts = incident_alerts_firing_first(incident)
-    result = incident_triage(incident=incident, alerts=alerts)
-    if not result.runbook_slug:
-        return None
-    actions = recommended_actions(incident=incident, result=result, alerts=alerts, approval=False)
-    return auto_triage_record(incident_id=incident_id, result=result, actions=actions)
-
-
-def auto_triage_request(*, incident_id: int) -> None:
-    """Ask a worker to evaluate the incident (when the current transaction commits)."""
-    from runbooks.tasks import auto_triage_evaluate
-
-    # No publish retries: with the broker down the caller (a webhook, a page poll) should
-    # not wait; the next sweep evaluates the incident anyway.
-    transaction.on_commit(
-        lambda: auto_triage_evaluate.apply_async((incident_id,), retry=False), robust=True
-    )
-
-
-def auto_triage_seen(*, incident: Incident, result: TriageResult) -> TimelineEvent | None:
-    """For the triage page's poll and the triage API, which just evaluated `result`: the
-    last auto-triage entry (shown as the stored result), and a re-evaluation enqueued when
-    `result` is news to the timeline (once per REQUEUE_SECONDS, however many poll)."""
-    last = auto_triage_last(incident_id=incident.pk)
-    if (
-        incident.is_open
-        and is_news(result, last)
-        and cache.add(f"auto-triage-requested:{incident.pk}", 1, REQUEUE_SECONDS)
-    ):
-        auto_triage_request(incident_id=incident.pk)
-    return last
-
-
-def auto_triage_sweep() -> int:
-    """Enqueue an evaluation of the SWEEP_MAX most recent open incidents (beat)."""
-    ids = list(
-        Incident.objects.filter(status__in=OPEN_STATUSES)
-        .order_by("-triggered_at", "-id")
-        .values_list("pk", flat=True)[:SWEEP_MAX]
-    )
-    for incident_id in ids:
-        auto_triage_request(incident_id=incident_id)
-    return len(ids)
-
-
-def _opens(event: TimelineEvent) -> bool:
-    if event.kind in (TimelineEventType.INCIDENT_OPENED, TimelineEventType.RUNBOOK_CHANGED):
-        return True
-    payload = event.payload or {}
-    return event.kind == TimelineEventType.STATUS_CHANGED and payload.get("verb") in _OPENING_VERBS
-
-
-def on_timeline_appended(sender: object, events: list[TimelineEvent], **kwargs: object) -> None:
-    """`timeline_appended` receiver (after the commit): an incident opened, reopened or got
-    another runbook, so its triage is evaluated now rather than at the next sweep."""
-    for incident_id in sorted({e.incident_id for e in events if _opens(e)}):
-        auto_triage_request(incident_id=incident_id)
+    """auto_triage_run_many for one incident: its entry, or None when nothing was news."""
+    posted, _ = auto_triage_run_many(incident_ids=[incident_id])
+    return posted[0] if posted else None

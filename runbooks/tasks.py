@@ -4,7 +4,7 @@ from celery import shared_task
 from django.conf import settings
 from django.db import OperationalError
 
-from runbooks import auto_triage
+from runbooks import auto_triage, auto_triage_queue
 from runbooks.actions import execution, guard_services
 
 # The drill tasks live in runbooks/drills/tasks.py; Celery looks for tasks in <app>.tasks.
@@ -79,12 +79,29 @@ def guard_watches_recover() -> int:
     retry_jitter=True,
 )
 def auto_triage_evaluate(incident_id: int) -> bool:
-    # Idempotent: an evaluation that is no news posts nothing, so a redelivery is harmless.
+    # One incident: what releases before the drain queued (a message may still be in a
+    # queue across an upgrade). Idempotent: an evaluation that is no news posts nothing.
     return auto_triage.auto_triage_run(incident_id=incident_id) is not None
+
+
+@shared_task(
+    name="runbooks.tasks.auto_triage_drain",
+    acks_late=True,
+    soft_time_limit=50,
+    time_limit=60,
+    autoretry_for=(OperationalError,),
+    max_retries=3,
+    retry_backoff=True,
+    retry_jitter=True,
+)
+def auto_triage_drain() -> int:
+    # What is due, in batches (runbooks/auto_triage_queue.py); a redelivery finds the
+    # rows it already claimed gone and posts nothing twice.
+    return auto_triage_queue.auto_triage_drain()
 
 
 @shared_task(
     name="runbooks.tasks.auto_triage_sweep", acks_late=True, soft_time_limit=50, time_limit=60
 )
 def auto_triage_sweep() -> int:
-    return auto_triage.auto_triage_sweep()
+    return auto_triage_queue.auto_triage_sweep()

@@ -8,14 +8,14 @@ missing; those become check states ("error", "needs_label") the page and API sho
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from django.utils import timezone
 
-from incidents.models import AlertStatus, Incident
+from incidents.models import Alert, AlertStatus, Incident
 from runbooks import prometheus
 from runbooks.catalog import load_catalog, runbook_for_labels
 from runbooks.decisions import evaluate
@@ -60,6 +60,22 @@ def incident_alerts_firing_first(incident: Incident) -> list:
     # Newest firing first, then anything else newest first: one query.
     alerts = list(incident.alerts.order_by("-starts_at", "-id"))
     return sorted(alerts, key=lambda a: a.status != AlertStatus.FIRING)
+
+
+def alerts_firing_first_many(incident_ids: Sequence[int]) -> dict[int, list[Alert]]:
+    """incident_alerts_firing_first for many incidents in one query (auto-triage's batch),
+    with only the columns triage reads."""
+    by_incident: dict[int, list[Alert]] = {pk: [] for pk in incident_ids}
+    if not incident_ids:
+        return by_incident
+    qs = Alert.objects.filter(incident_id__in=incident_ids).order_by("-starts_at", "-id")
+    for alert in qs.only("id", "incident_id", "labels", "status", "starts_at"):
+        if alert.incident_id is not None:  # always, given the filter; for the type checker
+            by_incident[alert.incident_id].append(alert)
+    return {
+        pk: sorted(alerts, key=lambda a: a.status != AlertStatus.FIRING)
+        for pk, alerts in by_incident.items()
+    }
 
 
 def incident_runbook(incident: Incident, alerts: list) -> Runbook | None:
@@ -117,8 +133,12 @@ def _run_check(check: Check, labels: Mapping[str, Any], down: list[str]) -> Chec
     return result(state, value=value, message=note, promql=promql)
 
 
-def incident_triage(*, incident: Incident, alerts: list | None = None) -> TriageResult:
-    """`alerts`: incident_alerts_firing_first(incident), when the caller already has it."""
+def incident_triage(
+    *, incident: Incident, alerts: list | None = None, down: list[str] | None = None
+) -> TriageResult:
+    """`alerts`: incident_alerts_firing_first(incident), when the caller already has it.
+    `down`: shared by a caller evaluating many incidents, so a Prometheus found down for
+    one is not asked again for the next (it collects why it was down)."""
     if alerts is None:
         alerts = incident_alerts_firing_first(incident)
     runbook = incident_runbook(incident, alerts)
@@ -132,12 +152,14 @@ def incident_triage(*, incident: Incident, alerts: list | None = None) -> Triage
             message="No runbook in the catalogue matches this incident's alerts.",
         )  # fmt: skip
     labels = incident_labels(incident, alerts)
-    down: list[str] = []
+    down = [] if down is None else down
     checks = tuple(_run_check(c, labels, down) for c in runbook.triage)
     # The decision tree knows firing/ok/no_data/error; a check that could not be asked
     # for lack of a label is as unknown as one without data.
     states = {c.id: ("no_data" if c.state == "needs_label" else c.state) for c in checks}
     decision = evaluate(runbook, states)
+    # This incident's own checks that met a Prometheus found down (by it or the batch).
+    error = next((c.message for c in checks if c.state == "error" and c.message in down), "")
     return TriageResult(
         incident_id=incident.pk,
         runbook_slug=runbook.slug,
@@ -148,6 +170,6 @@ def incident_triage(*, incident: Incident, alerts: list | None = None) -> Triage
         recommended_actions=tuple(decision.branch.recommended_actions),
         because=tuple(decision.because),
         prometheus_url=url,
-        prometheus_error=down[0] if down else "",
+        prometheus_error=error,
         evaluated_at=now,
     )

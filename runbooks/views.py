@@ -31,7 +31,7 @@ from incidents.models import Incident, TimelineEvent
 from incidents.permissions import VIEW
 from incidents.selectors import incident_get
 from runbooks import services
-from runbooks.auto_triage import auto_triage_seen
+from runbooks.auto_triage_queue import auto_triage_seen
 from runbooks.catalog import load_catalog
 from runbooks.charts import incident_charts
 from runbooks.drills.selectors import runbook_drill_summary

@@ -20,6 +20,7 @@ from incidents.services.silences import incident_silence_create, incident_silenc
 from incidents.services.timeline import (
     incident_event_add,
     incident_event_record,
+    incident_events_record,
     incident_runbook_set,
 )
 
@@ -31,6 +32,7 @@ __all__ = [
     "incident_drill_mark",
     "incident_event_add",
     "incident_event_record",
+    "incident_events_record",
     "incident_mitigate",
     "incident_note_add",
     "incident_reopen",

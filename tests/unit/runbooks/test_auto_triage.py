@@ -2,7 +2,8 @@
 incident opens (or its runbook changes) and while it is open, and posts the branch, the
 values behind it and the recommended actions to the timeline, again only when they
 change; Prometheus down is one entry. Prometheus is a small real HTTP stand-in; the
-Celery task is run in-process where the broker would deliver it."""
+Celery task (the drain of runbooks/auto_triage_queue.py) is run in-process where the
+broker would deliver it. The queue itself: test_auto_triage_queue.py."""
 
 import pytest
 from django.core.cache import cache
@@ -11,7 +12,8 @@ from django.utils import timezone
 from console import roles
 from incidents.models import Incident, IncidentStatus, TimelineEvent
 from incidents.services import incident_acknowledge, incident_reopen
-from runbooks import auto_triage, tasks
+from runbooks import auto_triage, auto_triage_queue, tasks
+from runbooks.auto_triage_models import AutoTriageDue
 from runbooks.services import runbook_change
 from runbooks.timeline_kinds import AUTO_TRIAGE
 from tests.factories import IncidentFactory
@@ -20,6 +22,7 @@ from tests.payloads import alert, notification
 from tests.prometheus_standin import StandInPrometheus
 
 pytestmark = pytest.mark.django_db
+WAKE = {"countdown": auto_triage_queue.WAKE_DELAY_S, "retry": False}  # a drain's wake-up
 HTMX = {"HTTP_HX_REQUEST": "true"}
 TTFT_ALL_RED = {  # ttft-spike -> "capacity"
     "num_requests_waiting": 25,
@@ -50,16 +53,26 @@ def prom(settings):
 
 @pytest.fixture
 def worker(monkeypatch):
-    """Where the broker would deliver auto_triage_evaluate: run it here, and count."""
-    sent: list[int] = []
+    """Where the broker would deliver auto_triage_drain: run it here. Returns the
+    incidents the drains evaluated, in order."""
+    evaluated: list[int] = []
+    real = auto_triage_queue.auto_triage_run_many
 
-    def deliver(args, **options):
-        assert options == {"retry": False}
-        sent.append(args[0])
-        tasks.auto_triage_evaluate(*args)
+    def run_many(*, incident_ids, deadline=None):
+        evaluated.extend(incident_ids)
+        return real(incident_ids=incident_ids, deadline=deadline)
 
-    monkeypatch.setattr(tasks.auto_triage_evaluate, "apply_async", deliver)
-    return sent
+    def deliver(*args, **options):
+        assert options == WAKE
+        tasks.auto_triage_drain()
+
+    monkeypatch.setattr(auto_triage_queue, "auto_triage_run_many", run_many)
+    monkeypatch.setattr(tasks.auto_triage_drain, "apply_async", deliver)
+    return evaluated
+
+
+def due() -> list[int]:
+    return list(AutoTriageDue.objects.order_by("incident_id").values_list("incident_id", flat=True))
 
 
 def posts(incident: Incident) -> list[TimelineEvent]:
@@ -186,18 +199,18 @@ def test_a_poll_that_sees_a_new_branch_asks_once_for_a_post(
     assert worker == [incident.pk]
 
     evaluate_again(prom, TTFT_QUEUE_ONLY)
-    asked: list[int] = []  # the worker is busy: the requests wait in the queue
-    monkeypatch.setattr(
-        tasks.auto_triage_evaluate, "apply_async", lambda args, **kw: asked.append(args[0])
-    )
+    woken: list[object] = []  # the worker is busy: the requests wait in the queue
+    monkeypatch.setattr(tasks.auto_triage_drain, "apply_async", lambda **kw: woken.append(kw))
     with django_capture_on_commit_callbacks(execute=True):
         first = client.get(url, **HTMX).content.decode()
         client.get(url, **HTMX)
         client.get(f"/api/v1/incidents/{incident.pk}/triage/")
-    assert asked == [incident.pk], "every poll asked again"
+    assert len(woken) == 1, "every poll asked again"
+    assert due() == [incident.pk]
     assert 'The checks now say <span class="mono">queueing</span>' in first
 
-    tasks.auto_triage_evaluate(*asked)  # the worker gets to it
+    tasks.auto_triage_drain()  # the worker gets to it
+    assert due() == []
     assert [p.payload["branch"] for p in posts(incident)] == ["capacity", "queueing"]
     assert '<strong class="mono">queueing</strong>' in client.get(url, **HTMX).content.decode()
 
@@ -211,17 +224,16 @@ def test_nothing_is_posted_for_a_resolved_incident_or_one_without_a_runbook(prom
     assert not prom.requests
 
 
-def test_the_sweep_enqueues_open_incidents_newest_first_and_bounded(
+def test_the_sweep_queues_open_incidents_newest_first_and_bounded(
     monkeypatch, django_capture_on_commit_callbacks
 ):
-    sent: list[int] = []
-    monkeypatch.setattr(
-        tasks.auto_triage_evaluate, "apply_async", lambda args, **kw: sent.append(args[0])
-    )
-    monkeypatch.setattr(auto_triage, "SWEEP_MAX", 3)
+    woken: list[object] = []
+    monkeypatch.setattr(tasks.auto_triage_drain, "apply_async", lambda **kw: woken.append(kw))
+    monkeypatch.setattr(auto_triage_queue, "SWEEP_MAX", 3)
     opened = [IncidentFactory() for _ in range(4)]
     IncidentFactory(status=IncidentStatus.RESOLVED)
     with django_capture_on_commit_callbacks(execute=True):
         assert tasks.auto_triage_sweep() == 3
     newest_first = sorted(opened, key=lambda i: (i.triggered_at, i.pk), reverse=True)
-    assert sent == [i.pk for i in newest_first[:3]]
+    assert due() == sorted(i.pk for i in newest_first[:3])
+    assert woken == [WAKE]
