@@ -36,6 +36,7 @@ from pathlib import Path
 
 import psycopg
 import redis
+import yaml
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))  # run as a script: make tests.bench importable
@@ -177,6 +178,56 @@ def rows_right(dbname: str, sent: list[storm.Notification]) -> bool:
     return incidents == expected and alerts == want
 
 
+@dataclass
+class Triage:
+    """Auto-triage after the storm: what is still due, and which incidents got an entry."""
+
+    due: int
+    open_untriaged: int
+    triaged: int
+    incidents: int
+    lags: list[float]  # seconds from an incident's opening to its first auto-triage entry
+    drains: int = 0  # drain tasks the worker ran (its log)
+
+    @property
+    def done(self) -> bool:
+        return not self.due and not self.open_untriaged
+
+
+def runbook_alertnames() -> list[str]:
+    """The alert names the catalogue has a runbook for (the others get no auto-triage)."""
+    names: list[str] = []
+    for path in sorted((REPO / "runbooks" / "catalog").glob("*.yaml")):
+        doc = yaml.safe_load(path.read_text())
+        if isinstance(doc, dict):
+            names += doc.get("alerts") or []
+    return names
+
+
+def triage_state(dbname: str) -> Triage:
+    with psycopg.connect(stack.dsn(dbname), connect_timeout=5) as conn:
+        (due,) = conn.execute("SELECT count(*) FROM runbooks_autotriagedue").fetchone()
+        rows = conn.execute(TRIAGE_SQL, {"names": runbook_alertnames()}).fetchall()
+    lags = [float(lag) for _, lag in rows if lag is not None]
+    untriaged = sum(1 for is_open, lag in rows if is_open and lag is None)
+    return Triage(due, untriaged, len(lags), len(rows), lags)
+
+
+# Per incident a runbook matches: open or not, and seconds from its opening to its first
+# auto-triage entry (NULL: none yet).
+TRIAGE_SQL = """
+SELECT i.status IN ('triggered', 'acknowledged', 'mitigated'),
+       extract(epoch FROM min(t.occurred_at) - min(o.occurred_at))
+FROM incidents_incident i
+JOIN incidents_timelineevent o ON o.incident_id = i.id AND o.kind = 'incident_opened'
+LEFT JOIN incidents_timelineevent t ON t.incident_id = i.id AND t.kind = 'auto_triage'
+WHERE EXISTS (
+    SELECT 1 FROM incidents_alert a WHERE a.incident_id = i.id AND a.alertname = ANY(%(names)s)
+)
+GROUP BY i.id
+"""
+
+
 UPSERT = """
 INSERT INTO incidents_alert (
     fingerprint, starts_at, alertname, status, severity, labels, annotations, ends_at,
@@ -255,7 +306,7 @@ def main() -> int:
         queries = query_counts(tmp)
         env = stack.console_env(
             CONSOLE_DB, tmp / "var", CELERY_BROKER_URL=REDIS_URL, REDIS_URL=REDIS_URL,
-            CELERY_BROKER_KEY_PREFIX=key_prefix, LOG_LEVEL="INFO",
+            CELERY_BROKER_KEY_PREFIX=key_prefix, CACHE_KEY_PREFIX=key_prefix, LOG_LEVEL="INFO",
         )  # fmt: skip
         worker = stack.start_worker(
             env, tmp / "worker.log", ["-Q", "default,actions", "--concurrency", "2", "-l", "info"]
@@ -300,6 +351,11 @@ def main() -> int:
             time.sleep(0.05)  # poll interval
         right_at = time.perf_counter()
         right = rows_right(CONSOLE_DB, sent_notes)
+        triage = triage_state(CONSOLE_DB)
+        while not triage.done and time.monotonic() < deadline:
+            time.sleep(0.2)  # poll interval: the worker drains what the storm queued
+            triage = triage_state(CONSOLE_DB)
+        triage.drains = stack.log_count(tmp / "worker.log", b"auto_triage_drain[")
         time.sleep(0.1)  # the poller's last round
         poller.stop()
         rss_end = stack.memory_kib(web.pid, "VmRSS")
@@ -321,7 +377,7 @@ def main() -> int:
             poller=poller, posted=posted, base_wall=base_wall,
             timed_alerts=sum(len(n) for n in timed_notes) * storm.ALERTS_PER_BODY,
             rss=(rss_before, rss_after, rss_end), peaks=(peak_web, peak_worker), cpu=cpu,
-            logs=tmp, load=load_before, queries=queries,
+            logs=tmp, load=load_before, queries=queries, triage=triage,
         )  # fmt: skip
     finally:
         for proc in (web, worker):

@@ -40,6 +40,7 @@ def report(
     logs,
     load,
     queries,
+    triage,
 ):
     sent = [s for c in clients for s in c.sent]
     ok = [s for s in sent if 200 <= s.status < 300]
@@ -76,6 +77,11 @@ def report(
     line("CPU per request: web / database / worker / clients",
          f"{web_ms:.1f} / {db_ms:.1f} / {worker_ms:.1f} / {client_ms:.1f} ms")  # fmt: skip
     line("raw psycopg upsert of the same rows (alerts/s)", f"{base_rate:.0f}")
+    line("auto-triage: incidents with an entry / a runbook",
+         f"{triage.triaged} / {triage.incidents} ({triage.open_untriaged} open without one, "
+         f"{triage.due} still due)")  # fmt: skip
+    line("auto-triage: opening -> entry p50 / p95 (s); drains", f"{pct(triage.lags, 0.5):.2f} / "
+         f"{pct(triage.lags, 0.95):.2f}; {triage.drains} drain tasks")  # fmt: skip
     lag95 = pct(lags, 0.95)
     targets = [
         stack.Target("end-to-end alerts/s >= 10x Grafana OnCall (5,300)", f"{e2e_rate:.0f}",
@@ -92,10 +98,12 @@ def report(
                      all(c["1"] == c["100"] for c in queries.values())),
         stack.Target("rows equal the baseline's, incidents right", "yes" if right else "NO",
                      right),
+        stack.Target("every open incident with a runbook auto-triaged",
+                     "yes" if triage.done else "NO", triage.done),
     ]  # fmt: skip
     stack.print_targets(targets)
     for f in failures[:10]:
         print(f"  failure: {f}")
     if failures:
         print("web log tail:\n" + stack.tail(logs / "web.log"))
-    return 0 if right and not failures and not non_2xx else 1
+    return 0 if right and triage.done and not failures and not non_2xx else 1

@@ -109,6 +109,15 @@ def console_env(dbname: str, var_dir: Path, **extra: str) -> dict[str, str]:
     return env
 
 
+def log_count(path: Path, needle: bytes) -> int:
+    """How many finished tasks a Celery log at -l info shows whose line has `needle`."""
+    try:
+        lines = path.read_bytes().splitlines()
+    except OSError:
+        return 0
+    return sum(1 for ln in lines if needle in ln and b" succeeded " in ln)
+
+
 def tail(path: Path, lines: int = 30) -> str:
     try:
         return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
