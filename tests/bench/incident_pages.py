@@ -31,8 +31,8 @@ from tests.bench import stack  # noqa: E402
 
 SMALL = int(os.environ.get("BENCH_PAGES_SMALL", "1000"))
 LARGE = int(os.environ.get("BENCH_PAGES_LARGE", "100000"))
-RENDERS = 15
-ROUNDS = 3  # the two sizes take turns this many times
+RENDERS = 60  # per page and size: enough that a median holds still on a shared machine
+ROUNDS = 6  # the two sizes take turns this many times
 TARGET = 1.5
 DB = f"bench_pages_{os.getpid()}"
 
