@@ -124,6 +124,15 @@ else:
     DATABASES["default"]["OPTIONS"].setdefault(
         "connect_timeout", env.int("DATABASE_CONNECT_TIMEOUT", default=5)
     )
+    if DATABASES["default"]["ENGINE"].endswith("postgresql"):
+        # psycopg prepares a statement after this many runs on a connection (ingestion's,
+        # which bind on the server: incidents/services/ingestion_sql.py). "none" turns it
+        # off, for a PgBouncer in transaction mode older than 1.21 or without
+        # max_prepared_statements.
+        threshold = env.str("DATABASE_PREPARE_THRESHOLD", default="5").strip().lower()
+        DATABASES["default"]["OPTIONS"].setdefault(
+            "prepare_threshold", None if threshold in ("none", "off", "") else int(threshold)
+        )
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # --- Cache (optional Redis) -----------------------------------------------------------

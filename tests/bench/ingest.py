@@ -12,8 +12,9 @@ gunicorn processes; both databases must end with the same alert rows. Like
 Alertmanager, one group's notifications are sent in order, never two at once; different
 groups go concurrently (2 client threads).
 
-Environment: BENCH_PAYLOADS (200), BENCH_SEED (1), BENCH_PG_HOST (127.0.0.1),
-BENCH_PG_PORT (5432), BENCH_DEADLINE_S (600, per phase).
+Environment: BENCH_PAYLOADS (1000: about 8 s of posting, enough to hold still),
+BENCH_SEED (1), BENCH_PG_HOST (127.0.0.1), BENCH_PG_PORT (5432), BENCH_DEADLINE_S (600,
+per phase).
 Exit status: 0 unless something failed (an answer other than 200, an error, or rows
 that differ between the two phases); a low ratio is reported, not failed.
 """
@@ -52,7 +53,7 @@ from tests.bench.stack import BenchError, dsn  # noqa: E402
 CONSOLE_DB = f"bench_{os.getpid()}"
 BASELINE_DB = f"bench_baseline_{os.getpid()}"
 
-PAYLOADS = int(os.environ.get("BENCH_PAYLOADS", "200"))
+PAYLOADS = int(os.environ.get("BENCH_PAYLOADS", "1000"))
 SEED = int(os.environ.get("BENCH_SEED", "1"))
 PHASE_DEADLINE_S = float(os.environ.get("BENCH_DEADLINE_S", "600"))
 REQUEST_TIMEOUT = (5.0, 60.0)  # connect, read

@@ -1,0 +1,31 @@
+"""Ingestion's statements bind their parameters on the server and are prepared once per
+connection (incidents/services/ingestion_sql.py): after a few deliveries the database
+holds them as prepared statements, while the ORM's queries elsewhere stay client-bound.
+PostgreSQL only (SQLite has no such thing)."""
+
+import pytest
+from django.db import connection
+
+from incidents.models import Incident
+from tests.conftest import need_service
+from tests.payloads import alert, notification
+
+pytestmark = pytest.mark.django_db
+
+
+def prepared() -> list[str]:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT statement FROM pg_prepared_statements")
+        return [row[0] for row in cursor.fetchall()]
+
+
+def test_the_webhooks_statements_are_prepared_and_the_orms_are_not(post_webhook):
+    need_service("PostgreSQL", connection.vendor == "postgresql", "tests ran on SQLite")
+    body = notification([alert(pod=f"p-{i}") for i in range(3)])
+    for _ in range(7):  # psycopg prepares on the fifth run (DATABASE_PREPARE_THRESHOLD)
+        assert post_webhook(body).status_code == 200
+        Incident.objects.filter(status="triggered").count()
+    statements = prepared()
+    assert any("incidents_repeat_apply" in s for s in statements), statements
+    assert any("INSERT INTO incidents_webhookreceipt" in s for s in statements), statements
+    assert not any('"incidents_incident"' in s and "COUNT" in s for s in statements)
