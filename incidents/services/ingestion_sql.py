@@ -29,7 +29,7 @@ from typing import Any, TypeVar
 import psycopg
 from django.db import connection, models
 from django.db.backends.postgresql.psycopg_any import register_tzloader
-from django.db.backends.utils import CursorWrapper
+from django.db.backends.utils import CursorDebugWrapper, CursorWrapper
 from django.db.models import Count
 from psycopg.pq import Format
 
@@ -88,8 +88,18 @@ def _cursor() -> Iterator[CursorWrapper]:
         tzloader = connection.connection.adapters.get_loader(_TIMESTAMPTZ_OID, Format.TEXT)
         if connection.timezone != getattr(tzloader, "timezone", None):  # as create_cursor
             register_tzloader(connection.timezone, raw)
-        with type(django_cursor)(raw, connection) as cursor:
+        logged = isinstance(django_cursor, CursorDebugWrapper)  # DEBUG, or tests counting
+        with (_LoggedCursor if logged else CursorWrapper)(raw, connection) as cursor:
             yield cursor
+
+
+class _LoggedCursor(CursorDebugWrapper):
+    """Logs the statement as written (placeholders, not values): Django would ask psycopg
+    for the text it sent, and psycopg keeps none for a prepared statement."""
+
+    def execute(self, sql: Any, params: Any = None) -> Any:
+        with self.debug_sql(sql, params):
+            return CursorWrapper.execute(self, sql, params)
 
 
 def _iso(value: object) -> str:
