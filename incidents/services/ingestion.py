@@ -2,9 +2,10 @@
 
 The query count is constant whatever the number of alerts
 (tests/unit/incidents/test_ingest_queries.py). An unchanged repeat of a group, most of
-a storm, is one statement (ingestion_sql.repeat_apply) and the receipt. Anything else
-takes the full path (ingestion_apply): a locking read of the alerts concerned, one of
-the incidents concerned, then one statement per kind of write.
+a storm, is one statement with its receipt, its own transaction
+(ingestion_sql.repeat_apply). Anything else takes the full path (ingestion_apply) in
+one transaction: a locking read of the alerts concerned, one of the incidents
+concerned, then one statement per kind of write.
 
 Order independence (tests/unit/incidents/test_ingest_properties.py): an alert episode
 is keyed by (fingerprint, startsAt) and "resolved" always wins over "firing" for the
@@ -15,19 +16,19 @@ if one is open, or opens later within the reopen window.
 
 import logging
 from dataclasses import dataclass, field
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
 from django.db import IntegrityError, OperationalError, transaction
 from django.utils import timezone
 
-from incidents.alertmanager import ParsedPayload
+from incidents.alertmanager import ParsedAlert, ParsedPayload
 from incidents.grouping import merge_duplicates
 from incidents.models import ReceiptOutcome, WebhookReceipt
 from incidents.services import ingestion_sql
-from incidents.services.ingest_batch import Batch
-from incidents.services.ingestion_apply import groups_of, notification_apply
+from incidents.services.ingest_batch import AlertKey, Batch
+from incidents.services.ingestion_apply import Groups, groups_of, notification_apply
 
 log = logging.getLogger(__name__)
 
@@ -79,12 +80,20 @@ class IngestResult:
 
 
 def alerts_ingest(*, payload: ParsedPayload, meta: ReceiptMeta) -> IngestResult:
-    """Apply one webhook notification. Retries the whole transaction when a concurrent
-    delivery won a unique constraint or the database broke a deadlock."""
+    """Apply one webhook notification. Retries when a concurrent delivery won a unique
+    constraint or the database broke a deadlock."""
     for attempt in range(1, MAX_ATTEMPTS + 1):
         try:
+            batch = Batch(timezone.now())
+            incoming = merge_duplicates(payload.alerts)
+            # Keys delivered as firing at least once in this body, even if a copy also
+            # says resolved: the same facts split over two deliveries must end the same way.
+            fired = {a.key for a in payload.alerts if a.status == "firing"}
+            groups = groups_of(payload, incoming, fired)
+            if incoming and (repeated := _repeat_once(payload, meta, groups, batch)):
+                return repeated
             with transaction.atomic():
-                return _ingest_once(payload, meta)
+                return _ingest_once(payload, meta, incoming, fired, groups, batch)
         except (IntegrityError, OperationalError) as exc:
             sqlstate = getattr(exc.__cause__, "sqlstate", None)
             retryable = isinstance(exc, IntegrityError) or sqlstate in _RETRYABLE_SQLSTATES
@@ -94,20 +103,28 @@ def alerts_ingest(*, payload: ParsedPayload, meta: ReceiptMeta) -> IngestResult:
     raise AssertionError("unreachable")
 
 
-def _ingest_once(payload: ParsedPayload, meta: ReceiptMeta) -> IngestResult:
-    batch = Batch(timezone.now())
-    incoming = merge_duplicates(payload.alerts)
-    # Keys delivered as firing at least once in this body, even if a copy also says
-    # resolved: the same facts split over two deliveries must end the same way.
-    fired = {a.key for a in payload.alerts if a.status == "firing"}
-    groups = groups_of(payload, incoming, fired)
-    orphans_since = batch.now - timedelta(seconds=settings.INCIDENT_REOPEN_WINDOW_SECONDS)
-    if incoming and not ingestion_sql.repeat_apply(
-        groups=groups.specs, now=batch.now, orphans_since=orphans_since
-    ):
-        notification_apply(payload, incoming, fired, groups, batch)
-    incident_ids = sorted({*batch.touched, *batch.opened, *batch.reopened})
-    receipt = WebhookReceipt(
+def _orphans_since(batch: Batch) -> datetime:
+    return batch.now - timedelta(seconds=settings.INCIDENT_REOPEN_WINDOW_SECONDS)
+
+
+def _repeat_once(
+    payload: ParsedPayload, meta: ReceiptMeta, groups: Groups, batch: Batch
+) -> "IngestResult | None":
+    """An unchanged repeat, applied with its receipt in one statement; None if it is not
+    one (nothing written)."""
+    receipt = _receipt(payload, meta, batch, incident_ids=[])
+    receipt_id = ingestion_sql.repeat_apply(
+        groups=groups.specs, now=batch.now, orphans_since=_orphans_since(batch), receipt=receipt
+    )
+    if not receipt_id:
+        return None
+    return IngestResult(receipt_id=receipt_id, received=len(payload.alerts), incidents=[])
+
+
+def _receipt(
+    payload: ParsedPayload, meta: ReceiptMeta, batch: Batch, *, incident_ids: list[int]
+) -> WebhookReceipt:
+    return WebhookReceipt(
         received_at=batch.now,
         source=meta.source,
         remote_addr=meta.remote_addr,
@@ -122,6 +139,20 @@ def _ingest_once(payload: ParsedPayload, meta: ReceiptMeta) -> IngestResult:
         incident_ids=incident_ids,
         replay_of_id=meta.replay_of_id,
     )
+
+
+def _ingest_once(
+    payload: ParsedPayload,
+    meta: ReceiptMeta,
+    incoming: dict[AlertKey, ParsedAlert],
+    fired: set[AlertKey],
+    groups: Groups,
+    batch: Batch,
+) -> IngestResult:
+    if incoming:
+        notification_apply(payload, incoming, fired, groups, batch)
+    incident_ids = sorted({*batch.touched, *batch.opened, *batch.reopened})
+    receipt = _receipt(payload, meta, batch, incident_ids=incident_ids)
     return IngestResult(
         receipt_id=ingestion_sql.receipt_insert(receipt),
         received=len(payload.alerts),

@@ -15,8 +15,8 @@ binding, which every ORM query is tested with.
 The repeat fast path (`repeat_apply`, PostgreSQL only): Alertmanager re-sends every group
 unchanged each repeat_interval. Each incident keeps a digest of the alerts of the last
 notification applied in full and when that was (those alerts' last_received_at), so one
-statement can tell an unchanged repeat and move its receive bookkeeping (the function
-incidents_repeat_apply, migration 0012).
+statement can tell an unchanged repeat, move its receive bookkeeping (the function
+incidents_repeat_apply, migration 0012) and store the receipt.
 """
 
 import functools
@@ -343,18 +343,45 @@ def receipt_insert(receipt: WebhookReceipt) -> int:
     return int(receipt.pk)
 
 
-def repeat_apply(*, groups: Sequence[Row], now: datetime, orphans_since: datetime) -> bool:
-    """Apply an unchanged repeat in one statement if it is one; `groups` holds grouping_key,
-    digest, alerts and severity per group of the body. The statement is the function
-    incidents_repeat_apply (migration 0012, which says what it checks), whose plan the
-    database keeps. False (nothing written) when the body is not an unchanged repeat, or
-    off PostgreSQL, where the full path does the same work."""
+@functools.cache
+def _repeat_sql() -> "tuple[str, list[models.Field[Any, Any]]]":
+    """The repeat check and the receipt as one statement: the receipt is stored if and
+    only if every group matched. Each receipt value is cast to its column's type (a
+    SELECT list, unlike VALUES, gives parameters no type of their own); to text, not
+    varchar(n), so a value too long still fails as it would in VALUES."""
+    fields = [f for f in WebhookReceipt._meta.concrete_fields if not f.primary_key]
+    types = [str(f.db_type(connection)) for f in fields]
+    casts = ", ".join(f"%s::{'text' if t.startswith('varchar') else t}" for t in types)
+    # Table, columns and types are the model's; the values are parameters.
+    sql = (
+        "WITH applied AS MATERIALIZED ("  # noqa: S608
+        "SELECT incidents_repeat_apply(%s::jsonb, %s, %s, %s) AS n) "
+        f"INSERT INTO {WebhookReceipt._meta.db_table} "
+        f"({', '.join(f.attname for f in fields)}) "
+        f"SELECT {casts} FROM applied WHERE applied.n = %s RETURNING id"
+    )
+    return sql, fields
+
+
+def repeat_apply(
+    *, groups: Sequence[Row], now: datetime, orphans_since: datetime, receipt: WebhookReceipt
+) -> int | None:
+    """Apply an unchanged repeat and store its receipt in one statement, if it is one;
+    `groups` holds grouping_key, digest, alerts and severity per group of the body. The
+    check is the function incidents_repeat_apply (migration 0012, which says what it
+    checks), whose plan the database keeps. Run outside a transaction, the statement is
+    its own: one round trip, and the bookkeeping and the receipt commit together.
+
+    Returns the receipt's id; None (nothing written) when the body is not an unchanged
+    repeat, or off PostgreSQL, where the full path does the same work."""
     if not _postgres() or not groups:
-        return False
+        return None
+    sql, fields = _repeat_sql()
+    values = [f.get_db_prep_save(f.pre_save(receipt, True), connection) for f in fields]
     with _cursor() as cursor:
-        cursor.execute(
-            "SELECT incidents_repeat_apply(%s::jsonb, %s, %s, %s)",
-            [_json(groups), len(groups), now, orphans_since],
-        )
+        cursor.execute(sql, [_json(groups), len(groups), now, orphans_since, *values, len(groups)])
         row = cursor.fetchone()
-    return row is not None and row[0] == len(groups)
+    if row is None:
+        return None
+    receipt.pk = int(row[0])
+    return receipt.pk
