@@ -8,10 +8,14 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from incidents.models import Incident
-from tests.conftest import need_service
 from tests.payloads import alert, notification
 
-pytestmark = pytest.mark.django_db
+pytestmark = [
+    pytest.mark.django_db,
+    pytest.mark.skipif(
+        connection.vendor != "postgresql", reason="prepared statements are PostgreSQL's"
+    ),
+]
 
 
 def prepared() -> list[str]:
@@ -21,7 +25,6 @@ def prepared() -> list[str]:
 
 
 def test_the_webhooks_statements_are_prepared_and_the_orms_are_not(post_webhook):
-    need_service("PostgreSQL", connection.vendor == "postgresql", "tests ran on SQLite")
     body = notification([alert(pod=f"p-{i}") for i in range(3)])
     for _ in range(7):  # psycopg prepares on the fifth run (DATABASE_PREPARE_THRESHOLD)
         assert post_webhook(body).status_code == 200
