@@ -149,10 +149,10 @@ def test_rbac_grants_exactly_the_verbs_the_code_calls(overlay):
 @functools.cache
 def settings_read() -> frozenset[str]:
     """The environment variables console/settings.py reads, seen by running it the way
-    the pods do (PostgreSQL, a Redis broker)."""
+    the pods do (PostgreSQL, a Redis broker and cache)."""
     env = {"PATH": os.environ["PATH"], "HOME": os.environ.get("HOME", "/tmp"),
            "DATABASE_URL": "postgres://x@127.0.0.1:1/x", "SECRET_KEY": "x",
-           "CELERY_BROKER_URL": "redis://127.0.0.1:1/0",
+           "CELERY_BROKER_URL": "redis://127.0.0.1:1/0", "REDIS_URL": "redis://127.0.0.1:1/1",
            "VAR_DIR": "/tmp/settings-reads"}  # fmt: skip
     done = subprocess.run(
         [sys.executable, str(SPY)], cwd=ROOT, env=env, capture_output=True, text=True,
