@@ -78,8 +78,9 @@ def _start(folder: Path, redirect_uri: str) -> tuple[subprocess.Popen, RunningPr
         proc = subprocess.Popen(
             [sys.executable, "-m", "tests.oidc_provider", "--port", str(port),
              "--dir", str(folder / str(port)), "--redirect-uri", redirect_uri,
-             "--client-id", CLIENT_ID, "--client-secret", provider.client_secret,
-             "--control-token", provider.control_token],
+             # "=": a random token may start with "-", which argparse takes for a flag.
+             "--client-id", CLIENT_ID, f"--client-secret={provider.client_secret}",
+             f"--control-token={provider.control_token}"],
             cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
         )  # fmt: skip
 
