@@ -54,17 +54,13 @@ def _event_key(event: TimelineEvent | None) -> tuple[str, ...] | None:
 
 def auto_triage_last(*, incident_id: int) -> TimelineEvent | None:
     """The incident's last auto-triage entry (what the page shows as the stored result)."""
-    return (
-        TimelineEvent.objects.filter(incident_id=incident_id, kind=AUTO_TRIAGE)
-        .order_by("-occurred_at", "-id")
-        .first()
-    )
+    return _last_by_incident([incident_id]).get(incident_id)
 
 
 def _last_by_incident(incident_ids: Sequence[int]) -> dict[int, TimelineEvent]:
     """auto_triage_last for many incidents in one query."""
     qs = TimelineEvent.objects.filter(incident_id__in=incident_ids, kind=AUTO_TRIAGE)
-    qs = qs.order_by("incident_id", "-occurred_at", "-id").only("incident_id", "payload")
+    qs = qs.order_by("incident_id", "-occurred_at", "-id")
     if connection.features.can_distinct_on_fields:  # PostgreSQL: only the newest of each
         qs = qs.distinct("incident_id")
     last: dict[int, TimelineEvent] = {}

@@ -1,5 +1,7 @@
 """Thin Celery tasks for the actions and auto-triage: take primary keys, call one service."""
 
+from typing import Any
+
 from celery import shared_task
 from django.conf import settings
 from django.db import OperationalError
@@ -68,32 +70,26 @@ def guard_watches_recover() -> int:
     return guard_services.guard_watches_recover()
 
 
-@shared_task(
-    name="runbooks.tasks.auto_triage_evaluate",
-    acks_late=True,
-    soft_time_limit=50,
-    time_limit=60,
-    autoretry_for=(OperationalError,),
-    max_retries=3,
-    retry_backoff=True,
-    retry_jitter=True,
-)
+# Auto-triage's tasks: idempotent, so late acks and retries of a lost database are safe.
+_TRIAGE_TASK: dict[str, Any] = {
+    "acks_late": True,
+    "soft_time_limit": 50,
+    "time_limit": 60,
+    "autoretry_for": (OperationalError,),
+    "max_retries": 3,
+    "retry_backoff": True,
+    "retry_jitter": True,
+}
+
+
+@shared_task(name="runbooks.tasks.auto_triage_evaluate", **_TRIAGE_TASK)
 def auto_triage_evaluate(incident_id: int) -> bool:
     # One incident: what releases before the drain queued (a message may still be in a
     # queue across an upgrade). Idempotent: an evaluation that is no news posts nothing.
     return auto_triage.auto_triage_run(incident_id=incident_id) is not None
 
 
-@shared_task(
-    name="runbooks.tasks.auto_triage_drain",
-    acks_late=True,
-    soft_time_limit=50,
-    time_limit=60,
-    autoretry_for=(OperationalError,),
-    max_retries=3,
-    retry_backoff=True,
-    retry_jitter=True,
-)
+@shared_task(name="runbooks.tasks.auto_triage_drain", **_TRIAGE_TASK)
 def auto_triage_drain() -> int:
     # What is due, in batches (runbooks/auto_triage_queue.py); a redelivery finds the
     # rows it already claimed gone and posts nothing twice.

@@ -58,7 +58,10 @@ class TriageResult:
 
 def incident_alerts_firing_first(incident: Incident) -> list:
     # Newest firing first, then anything else newest first: one query.
-    alerts = list(incident.alerts.order_by("-starts_at", "-id"))
+    return _firing_first(list(incident.alerts.order_by("-starts_at", "-id")))
+
+
+def _firing_first(alerts: list[Alert]) -> list[Alert]:
     return sorted(alerts, key=lambda a: a.status != AlertStatus.FIRING)
 
 
@@ -72,10 +75,7 @@ def alerts_firing_first_many(incident_ids: Sequence[int]) -> dict[int, list[Aler
     for alert in qs.only("id", "incident_id", "labels", "status", "starts_at"):
         if alert.incident_id is not None:  # always, given the filter; for the type checker
             by_incident[alert.incident_id].append(alert)
-    return {
-        pk: sorted(alerts, key=lambda a: a.status != AlertStatus.FIRING)
-        for pk, alerts in by_incident.items()
-    }
+    return {pk: _firing_first(alerts) for pk, alerts in by_incident.items()}
 
 
 def incident_runbook(incident: Incident, alerts: list) -> Runbook | None:

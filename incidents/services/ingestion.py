@@ -82,14 +82,14 @@ class IngestResult:
 def alerts_ingest(*, payload: ParsedPayload, meta: ReceiptMeta) -> IngestResult:
     """Apply one webhook notification. Retries when a concurrent delivery won a unique
     constraint or the database broke a deadlock."""
+    incoming = merge_duplicates(payload.alerts)
+    # Keys delivered as firing at least once in this body, even if a copy also says
+    # resolved: the same facts split over two deliveries must end the same way.
+    fired = {a.key for a in payload.alerts if a.status == "firing"}
+    groups = groups_of(payload, incoming, fired)  # the body's alone: once, not per attempt
     for attempt in range(1, MAX_ATTEMPTS + 1):
         try:
             batch = Batch(timezone.now())
-            incoming = merge_duplicates(payload.alerts)
-            # Keys delivered as firing at least once in this body, even if a copy also
-            # says resolved: the same facts split over two deliveries must end the same way.
-            fired = {a.key for a in payload.alerts if a.status == "firing"}
-            groups = groups_of(payload, incoming, fired)
             if incoming and (repeated := _repeat_once(payload, meta, groups, batch)):
                 return repeated
             with transaction.atomic():

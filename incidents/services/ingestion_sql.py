@@ -319,8 +319,17 @@ def incidents_update(incidents: Sequence[Incident]) -> None:
 
 
 @functools.cache
+def _receipt_fields() -> "list[models.Field[Any, Any]]":
+    return [f for f in WebhookReceipt._meta.concrete_fields if not f.primary_key]
+
+
+def _receipt_values(receipt: WebhookReceipt, fields: "list[models.Field[Any, Any]]") -> list[Any]:
+    return [f.get_db_prep_save(f.pre_save(receipt, True), connection) for f in fields]
+
+
+@functools.cache
 def _receipt_sql() -> "tuple[str, list[models.Field[Any, Any]]]":
-    fields = [f for f in WebhookReceipt._meta.concrete_fields if not f.primary_key]
+    fields = _receipt_fields()
     sql = (
         f"INSERT INTO {WebhookReceipt._meta.db_table} "  # noqa: S608
         f"({', '.join(f.attname for f in fields)}) "
@@ -336,9 +345,8 @@ def receipt_insert(receipt: WebhookReceipt) -> int:
         receipt.save(force_insert=True)
         return int(receipt.pk)
     sql, fields = _receipt_sql()
-    values = [f.get_db_prep_save(f.pre_save(receipt, True), connection) for f in fields]
     with _cursor() as cursor:
-        cursor.execute(sql, values)
+        cursor.execute(sql, _receipt_values(receipt, fields))
         (receipt.pk,) = cursor.fetchone()
     return int(receipt.pk)
 
@@ -349,7 +357,7 @@ def _repeat_sql() -> "tuple[str, list[models.Field[Any, Any]]]":
     only if every group matched. Each receipt value is cast to its column's type (a
     SELECT list, unlike VALUES, gives parameters no type of their own); to text, not
     varchar(n), so a value too long still fails as it would in VALUES."""
-    fields = [f for f in WebhookReceipt._meta.concrete_fields if not f.primary_key]
+    fields = _receipt_fields()
     types = [str(f.db_type(connection)) for f in fields]
     casts = ", ".join(f"%s::{'text' if t.startswith('varchar') else t}" for t in types)
     # Table, columns and types are the model's; the values are parameters.
@@ -377,7 +385,7 @@ def repeat_apply(
     if not _postgres() or not groups:
         return None
     sql, fields = _repeat_sql()
-    values = [f.get_db_prep_save(f.pre_save(receipt, True), connection) for f in fields]
+    values = _receipt_values(receipt, fields)
     with _cursor() as cursor:
         cursor.execute(sql, [_json(groups), len(groups), now, orphans_since, *values, len(groups)])
         row = cursor.fetchone()
