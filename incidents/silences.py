@@ -2,8 +2,9 @@
 API (`/api/v2/silences`, `/api/v2/silence/{id}`) and the read of which silences cover an
 incident.
 
-Every call has a timeout (settings.ALERTMANAGER_TIMEOUT_SECONDS), and every failure
-becomes `AlertmanagerError` with a message that names Alertmanager and the reason
+Every call has an overall deadline (settings.ALERTMANAGER_TIMEOUT_SECONDS, through
+console.outgoing.service_request), and every failure becomes `AlertmanagerError` with a
+message that names Alertmanager and the reason
 ("Alertmanager at http://127.0.0.1:9093 did not answer in 3 s"): code
 "alertmanager_unavailable" when it could not be asked (the API answers 503),
 "alertmanager_refused" when it said no (a 4xx from Alertmanager: the API answers 409).
@@ -28,6 +29,7 @@ from django.utils.functional import Promise, lazy
 from django.utils.translation import gettext, gettext_lazy, gettext_noop
 
 from console.errors import DomainError
+from console.outgoing import service_request
 from incidents.alertmanager import PayloadError, parse_rfc3339
 from incidents.models import Alert, TimelineEvent, TimelineEventType
 
@@ -126,8 +128,9 @@ def base_url() -> str:
 def _call(method: str, path: str, **kwargs: Any) -> requests.Response:
     url, timeout = base_url(), float(settings.ALERTMANAGER_TIMEOUT_SECONDS)
     try:
-        return requests.request(method, url + path, timeout=timeout, **kwargs)
-    except requests.Timeout as exc:
+        # The timeout bounds the whole call (connect, send, every read), not each read.
+        return service_request(method, url + path, deadline=timeout, **kwargs)
+    except requests.Timeout as exc:  # DeadlineExceeded is one
         raise AlertmanagerError(
             gettext_noop("Alertmanager at %(url)s did not answer in %(timeout)s s."),
             params={"url": url, "timeout": f"{timeout:g}"},
@@ -299,6 +302,22 @@ def incident_silence_ids(*, incident_id: int) -> set[str]:
         incident_id=incident_id, kind=TimelineEventType.SILENCE_CREATED
     ).values_list("payload__silence_id", flat=True)
     return {str(i) for i in ids if i}
+
+
+def incident_silence_origins(*, incident_id: int) -> dict[str, tuple[str, str]]:
+    """(createdBy, comment) the console gave each silence it created from this incident,
+    by silence id (one query); an entry written before createdBy was recorded has its
+    actor's username."""
+    rows = TimelineEvent.objects.filter(
+        incident_id=incident_id, kind=TimelineEventType.SILENCE_CREATED
+    ).values_list(
+        "payload__silence_id", "payload__created_by", "payload__comment", "actor__username"
+    )
+    return {
+        str(sid): (str(by or actor or ""), str(comment or ""))
+        for sid, by, comment, actor in rows
+        if sid
+    }
 
 
 def covering(

@@ -4,6 +4,12 @@ GET lists the incident's active and pending silences (viewer); POST silences one
 or the whole group and DELETE expires one early (commander). When Alertmanager cannot
 be asked the answer is 503 {"detail", "code": "alertmanager_unavailable"}; when it
 refuses, 409 with code "alertmanager_refused"; either way nothing was changed.
+
+POST answers the list of silences made (a group silence may take several, see
+incidents/silence_scope.py), or 409 "covers_other_incidents" naming the open incidents
+it would also silence. DELETE of a silence not made from this incident by the console,
+or broader than it, answers 409 "confirmation_required" with the silence (matchers,
+createdBy, comment) until it is asked again with `?confirm=true`.
 """
 
 from drf_spectacular.types import OpenApiTypes
@@ -12,6 +18,7 @@ from rest_framework import serializers, status
 from rest_framework.response import Response
 
 from console.api_base import (
+    E400,
     ITEM_READ_ERRORS,
     WRITE_ERRORS,
     ConsoleApi,
@@ -29,7 +36,8 @@ from incidents.services.silences import (
     MAX_MINUTES,
     MIN_MINUTES,
 )
-from incidents.silences import UNAVAILABLE, IncidentSilence, incident_silences
+from incidents.silence_scope import ConfirmationRequired, CoversOtherIncidents
+from incidents.silences import UNAVAILABLE, IncidentSilence, Silence, incident_silences
 
 TAG = "incidents"
 
@@ -39,10 +47,13 @@ E503 = OpenApiResponse(
     "than ALERTMANAGER_TIMEOUT_SECONDS); `detail` names it and says why, and `code` is "
     "`alertmanager_unavailable`. Nothing was changed.",
 )
-E409_ALERTMANAGER = OpenApiResponse(
-    DomainErrorSerializer,
-    description="Refused: Alertmanager said no (`code` `alertmanager_refused`, `detail` "
-    "has its words) or the silence has already expired (`unchanged`).",
+CONFIRM = OpenApiParameter(
+    "confirm",
+    OpenApiTypes.BOOL,
+    OpenApiParameter.QUERY,
+    required=False,
+    description="true: expire even a silence that needs a confirmation (one not created "
+    "from this incident by the console, or one matching alerts outside it).",
 )
 SILENCE_ID = OpenApiParameter(
     "silence_id",
@@ -59,14 +70,19 @@ class MatcherSerializer(serializers.Serializer):
     is_equal = serializers.BooleanField(help_text="False for != and !~.")
 
 
-class SilenceSerializer(serializers.Serializer):
+class AlertmanagerSilenceSerializer(serializers.Serializer):
+    # No `state` here: a second component with the same choices trips drf-spectacular's
+    # enum naming; the silence asking for a confirmation is active anyway.
     id = serializers.CharField(help_text="Alertmanager's id of the silence.")
-    state = serializers.ChoiceField(choices=["active", "pending", "expired"])
     matchers = MatcherSerializer(many=True)
     starts_at = serializers.DateTimeField()
     ends_at = serializers.DateTimeField(help_text="Until when notifications are held back.")
     created_by = serializers.CharField(allow_blank=True, help_text="Who silenced (createdBy).")
     comment = serializers.CharField(allow_blank=True)
+
+
+class SilenceSerializer(AlertmanagerSilenceSerializer):
+    state = serializers.ChoiceField(choices=["active", "pending", "expired"])
     created_here = serializers.BooleanField(
         help_text="Created from this incident in the console (it is on the timeline)."
     )
@@ -96,20 +112,63 @@ class SilenceInputSerializer(serializers.Serializer):
     )
 
 
+class IncidentRefSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    title = serializers.CharField()
+
+
+class SilenceCreateRefusalSerializer(serializers.Serializer):
+    detail = serializers.CharField(help_text="Why, for a person to read.")
+    code = serializers.CharField(
+        help_text="covers_other_incidents, alertmanager_refused or another refusal code."
+    )
+    incidents = IncidentRefSerializer(
+        many=True,
+        required=False,
+        help_text="covers_other_incidents: the other open incidents (up to 5) whose "
+        "firing alerts the silence would also match.",
+    )
+
+
+class SilenceExpireRefusalSerializer(serializers.Serializer):
+    detail = serializers.CharField(help_text="Why, for a person to read.")
+    code = serializers.CharField(
+        help_text="confirmation_required, unchanged, alertmanager_refused or another code."
+    )
+    silence = AlertmanagerSilenceSerializer(
+        required=False,
+        help_text="confirmation_required: the silence, with its matchers and author.",
+    )
+    reasons = serializers.ListField(
+        child=serializers.ChoiceField(choices=["not_created_here", "broader_than_incident"]),
+        required=False,
+        help_text="confirmation_required: why it needs the confirmation.",
+    )
+
+
+class ExpireQuerySerializer(serializers.Serializer):
+    confirm = serializers.BooleanField(required=False, default=False)
+
+
+def _silence_data(s: Silence) -> dict:
+    return {
+        "id": s.id,
+        "matchers": [
+            {"name": m.name, "value": m.value, "is_regex": m.is_regex, "is_equal": m.is_equal}
+            for m in s.matchers
+        ],
+        "starts_at": s.starts_at,
+        "ends_at": s.ends_at,
+        "created_by": s.created_by,
+        "comment": s.comment,
+    }
+
+
 def _data(item: IncidentSilence) -> dict:
-    s = item.silence
     return SilenceSerializer(
         {
-            "id": s.id,
-            "state": s.state,
-            "matchers": [
-                {"name": m.name, "value": m.value, "is_regex": m.is_regex, "is_equal": m.is_equal}
-                for m in s.matchers
-            ],
-            "starts_at": s.starts_at,
-            "ends_at": s.ends_at,
-            "created_by": s.created_by,
-            "comment": s.comment,
+            **_silence_data(item.silence),
+            "state": item.silence.state,
             "created_here": item.created_here,
             "alerts_matched": item.alerts_matched,
         }
@@ -148,18 +207,40 @@ class IncidentSilencesApi(_SilenceApi):
         operation_id="incidents_silences_create",
         summary="Silence one alert or the whole group in Alertmanager (commander)",
         request=SilenceInputSerializer,
-        responses={201: SilenceSerializer, **WRITE_ERRORS, 409: E409_ALERTMANAGER, 503: E503},
+        description="One alert: one silence, its exact labels. The group: by alertname "
+        "and namespace plus the labels all its alerts share, one silence per set of alert "
+        "names firing in the same namespaces, so that no alert outside the incident "
+        "matches. Refused (409 `covers_other_incidents`) when a silence would also match "
+        "a firing alert of another open incident.",
+        responses={
+            201: OpenApiResponse(
+                SilenceSerializer(many=True), description="The silences made (one or more)."
+            ),
+            **WRITE_ERRORS,
+            409: OpenApiResponse(
+                SilenceCreateRefusalSerializer,
+                description="Refused: the silence would also silence other open incidents' "
+                "firing alerts (`covers_other_incidents`, `incidents` names them), or "
+                "Alertmanager said no (`alertmanager_refused`). Nothing was created.",
+            ),
+            503: E503,
+        },
     )
     def post(self, request: AuthedApiRequest, pk: int):
         data = parse_body(SilenceInputSerializer, request)
-        item = services.incident_silence_create(
-            incident_id=pk,
-            actor=request.user,
-            alert_id=data.get("alert"),
-            duration_minutes=data["duration_minutes"],
-            comment=data["comment"],
-        )
-        return Response(_data(item), status=status.HTTP_201_CREATED)
+        try:
+            made = services.incident_silence_create(
+                incident_id=pk,
+                actor=request.user,
+                alert_id=data.get("alert"),
+                duration_minutes=data["duration_minutes"],
+                comment=data["comment"],
+            )
+        except CoversOtherIncidents as exc:
+            others = [{"id": other, "title": title} for other, title in exc.others]
+            body = {"detail": str(exc), "code": exc.code, "incidents": others}
+            return Response(body, status=status.HTTP_409_CONFLICT)
+        return Response([_data(item) for item in made], status=status.HTTP_201_CREATED)
 
 
 @extend_schema(tags=[TAG])
@@ -171,9 +252,15 @@ class IncidentSilenceApi(_SilenceApi):
     @extend_schema(
         operation_id="incidents_silences_expire",
         summary="Expire one of the incident's silences now (commander)",
-        parameters=[SILENCE_ID],
+        description="A silence the console did not create from this incident (not on its "
+        "timeline, or its createdBy or comment changed since), or one whose matchers reach "
+        "beyond the incident's alerts, is expired only with `?confirm=true`; without it "
+        "the answer is 409 `confirmation_required` showing the silence's matchers, author "
+        "and comment. The timeline entry records the confirmation.",
+        parameters=[SILENCE_ID, CONFIRM],
         responses={
             200: OpenApiResponse(SilenceSerializer, description="The silence, now expired."),
+            400: E400,
             **ITEM_READ_ERRORS,
             404: OpenApiResponse(
                 ErrorSerializer,
@@ -181,12 +268,31 @@ class IncidentSilenceApi(_SilenceApi):
                 "silences (Alertmanager has no such silence, or it covers none of the "
                 "incident's alerts).",
             ),
-            409: E409_ALERTMANAGER,
+            409: OpenApiResponse(
+                SilenceExpireRefusalSerializer,
+                description="Not expired: it needs `?confirm=true` "
+                "(`confirmation_required`, with `silence` and `reasons`), it has already "
+                "expired (`unchanged`), or Alertmanager said no (`alertmanager_refused`).",
+            ),
             503: E503,
         },
     )
     def delete(self, request: AuthedApiRequest, pk: int, silence_id: str):
-        item = services.incident_silence_expire(
-            incident_id=pk, actor=request.user, silence_id=str(silence_id)
-        )
+        query = ExpireQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        try:
+            item = services.incident_silence_expire(
+                incident_id=pk,
+                actor=request.user,
+                silence_id=str(silence_id),
+                confirm=query.validated_data["confirm"],
+            )
+        except ConfirmationRequired as exc:
+            body = {
+                "detail": str(exc),
+                "code": exc.code,
+                "silence": AlertmanagerSilenceSerializer(_silence_data(exc.silence)).data,
+                "reasons": exc.reasons,
+            }
+            return Response(body, status=status.HTTP_409_CONFLICT)
         return Response(_data(item))

@@ -10,7 +10,7 @@ from django.contrib import messages
 from django.core.exceptions import PermissionDenied
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_noop
+from django.utils.translation import gettext_lazy, gettext_noop
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import trigger_client_event
 
@@ -27,6 +27,7 @@ from incidents.services.silences import (
     default_comment,
     duration_words,
 )
+from incidents.silence_scope import BROADER, NOT_CREATED_HERE, ConfirmationRequired
 from incidents.silences import AlertmanagerError, base_url, incident_silences
 
 # What the form offers; the API takes any whole number of minutes within the bounds.
@@ -106,7 +107,7 @@ def incident_silence_create(request: AuthedRequest, pk: int):
         minutes = _minutes(values["duration"]) if values["duration"] else DEFAULT_MINUTES
         if minutes is None:
             raise DomainError(gettext_noop("Choose how long the silence lasts."), code="invalid")
-        item = services.incident_silence_create(
+        made = services.incident_silence_create(
             incident_id=pk,
             actor=request.user,
             alert_id=alert_id,
@@ -123,8 +124,8 @@ def incident_silence_create(request: AuthedRequest, pk: int):
         context = {"incident": incident, "silence_form": form, "alerts": _firing_alerts(pk)}
         return render(request, "incidents/_silence_form.html", context, status=409)
     done = _("Silenced in Alertmanager until %(until)s (silence %(id)s).") % {
-        "until": f"{item.silence.ends_at:%Y-%m-%d %H:%M %Z}",
-        "id": item.silence.id,
+        "until": f"{made[0].silence.ends_at:%Y-%m-%d %H:%M %Z}",
+        "id": ", ".join(item.silence.id for item in made),
     }
     if not request.htmx:
         messages.success(request, done)
@@ -139,12 +140,20 @@ def incident_silence_create(request: AuthedRequest, pk: int):
     return trigger_client_event(response, CHANGED_EVENT)
 
 
+# Why a silence needs a confirmation before it is expired, as the page says it.
+_REASONS = {
+    NOT_CREATED_HERE: gettext_lazy("it was not created from this incident in the console"),
+    BROADER: gettext_lazy("its matchers match alerts outside this incident"),
+}
+
+
 @require_POST
 @console_view()
 def incident_silence_expire(request: AuthedRequest, pk: int, silence_id: object):
+    confirm = request.POST.get("confirm", "") == "true"
     try:
         item = services.incident_silence_expire(
-            incident_id=pk, actor=request.user, silence_id=str(silence_id)
+            incident_id=pk, actor=request.user, silence_id=str(silence_id), confirm=confirm
         )
     except (PermissionDenied, DomainError) as exc:
         if (response := denied(request, exc)) is not None:
@@ -153,6 +162,13 @@ def incident_silence_expire(request: AuthedRequest, pk: int, silence_id: object)
             messages.error(request, page_message(exc))
             return redirect("incidents:detail", pk=pk)
         context = _list(request, pk, error=page_message(exc))
+        if isinstance(exc, ConfirmationRequired):
+            # The matchers and the author are shown before anything is expired.
+            context["error"] = ""
+            context["confirm"] = {
+                "silence": exc.silence,
+                "reasons": [_REASONS[r] for r in exc.reasons],
+            }
         return render(request, "incidents/_silence_list.html", context, status=409)
     done = _("Silence %(id)s expired; Alertmanager notifies for its alerts again.") % {
         "id": item.silence.id

@@ -6,6 +6,11 @@ once it said yes, so the timeline never shows a silence that does not exist. The
 services are not one `@transaction.atomic`: the call to Alertmanager (up to
 ALERTMANAGER_TIMEOUT_SECONDS) must not hold the incident's row lock, and a silence whose
 timeline entry could not be written is expired again after the rollback.
+
+A silence never reaches beyond its incident (incidents/silence_scope.py): a group is
+silenced by alertname and namespace, one that would cover another open incident's firing
+alerts is refused, and expiring one the console did not make from this incident, or one
+broader than it, needs `confirm` (recorded on the timeline entry).
 """
 
 import logging
@@ -23,6 +28,7 @@ from django.utils.translation import gettext, gettext_lazy, gettext_noop
 from console.errors import DomainError, NotFound
 from console.permissions import require
 from incidents import permissions as perms
+from incidents import silence_scope as scope_of
 from incidents import silences
 from incidents.models import Alert, Incident, TimelineEventType
 from incidents.selectors import incident_for_update, incident_get
@@ -68,36 +74,40 @@ def _utc(at: datetime) -> str:
 
 
 def alert_matchers(alert: Alert) -> list[Matcher]:
-    """The alert's exact labels, each an equality matcher."""
-    return [Matcher.equal(k, str(v)) for k, v in sorted((alert.labels or {}).items()) if v]
+    """The alert's exact labels, each an equality matcher; alertname and namespace even
+    when absent (as "", which matches only alerts without them)."""
+    labels = {str(k): str(v) for k, v in (alert.labels or {}).items()}
+    labels = {**dict.fromkeys(scope_of.SCOPE_LABELS, ""), **labels}
+    return [
+        Matcher.equal(k, v) for k, v in sorted(labels.items()) if v or k in scope_of.SCOPE_LABELS
+    ]
 
 
-def group_matchers(*, incident_id: int) -> list[Matcher]:
-    """The labels every alert of the incident shares (Alertmanager's commonLabels)."""
-    common: dict[str, str] | None = None
-    rows = Alert.objects.filter(incident_id=incident_id).values_list("labels", flat=True)
-    for labels in rows.iterator(chunk_size=500):
-        items = {str(k): str(v) for k, v in (labels or {}).items()}
-        common = items if common is None else {k: v for k, v in common.items() if items.get(k) == v}
-        if not common:
-            break
-    return [Matcher.equal(k, v) for k, v in sorted((common or {}).items()) if v]
-
-
-def _scope(*, incident_id: int, alert_id: int | None) -> tuple[list[Matcher], str, str]:
-    """(matchers, scope, words for the timeline)."""
+def _scope(*, incident_id: int, alert_id: int | None) -> tuple[list[tuple[Matcher, ...]], str, str]:
+    """(the silences to create, each its matchers; scope; words for the timeline)."""
     if alert_id is None:
-        matchers = group_matchers(incident_id=incident_id)
-        if not matchers:
+        found = scope_of.group_silences(scope_of.incident_scope(incident_id=incident_id))
+        if not found:
             raise DomainError(
-                gettext_noop(
-                    "Incident #%(id)s has no alert label that all its alerts share, so "
-                    "there is no group to silence; silence its alerts one by one."
-                ),
+                gettext_noop("Incident #%(id)s has no alerts, so there is nothing to silence."),
                 code="invalid",
                 params={"id": incident_id},
             )
-        return matchers, "group", "the whole group"
+        if len(found) > scope_of.MAX_GROUP_SILENCES:
+            raise DomainError(
+                gettext_noop(
+                    "Incident #%(id)s's alerts span %(count)s different sets of alert "
+                    "names and namespaces; a group silence covers at most %(max)s. "
+                    "Silence its alerts one by one."
+                ),
+                code="invalid",
+                params={
+                    "id": incident_id,
+                    "count": len(found),
+                    "max": scope_of.MAX_GROUP_SILENCES,
+                },
+            )
+        return found, "group", "the whole group"
     alert = Alert.objects.filter(pk=alert_id, incident_id=incident_id).first()
     if alert is None:
         raise DomainError(
@@ -105,22 +115,24 @@ def _scope(*, incident_id: int, alert_id: int | None) -> tuple[list[Matcher], st
             code="invalid",
             params={"alert": alert_id, "incident": incident_id},
         )
-    return alert_matchers(alert), "alert", f"alert {alert.alertname}"
+    return [tuple(alert_matchers(alert))], "alert", f"alert {alert.alertname}"
 
 
 @transaction.atomic
 def _record(
-    *, incident_id: int, actor: User, kind: str, message: str, payload: dict[str, Any]
+    *, incident_id: int, actor: User, kind: str, entries: list[tuple[str, dict[str, Any]]]
 ) -> None:
+    """Write the (message, payload) entries in one short transaction: all or none."""
     incident_for_update(incident_id=incident_id)  # keeps one incident's events in order
-    incident_event_record(
-        incident_id=incident_id,
-        kind=kind,
-        message=message,
-        payload=payload,
-        actor=actor,
-        source="console",
-    )
+    for message, payload in entries:
+        incident_event_record(
+            incident_id=incident_id,
+            kind=kind,
+            message=message,
+            payload=payload,
+            actor=actor,
+            source="console",
+        )
 
 
 def _matchers_text(silence: Silence) -> str:
@@ -135,11 +147,15 @@ def incident_silence_create(
     alert_id: int | None = None,
     duration_minutes: int = DEFAULT_MINUTES,
     comment: str = "",
-) -> IncidentSilence:
+) -> list[IncidentSilence]:
     """Silence one alert of the incident (its exact labels) or, without `alert_id`, the
-    whole group (the labels its alerts share) for `duration_minutes`. The comment
+    whole group (by alertname and namespace plus the labels its alerts share: one
+    silence per set of alertnames firing in the same namespaces, see
+    incidents/silence_scope.py) for `duration_minutes`. Refused (CoversOtherIncidents)
+    when a silence would also match another open incident's firing alerts. The comment
     defaults to "#12 <title> - silenced from the console by <user>"; createdBy is the
-    user. AlertmanagerError when Alertmanager cannot be asked or refuses."""
+    user. AlertmanagerError when Alertmanager cannot be asked or refuses; then no
+    silence is left behind."""
     require(actor, perms.SILENCE, gettext_lazy("silence alerts"))
     incident = incident_get(incident_id=incident_id)
     if not MIN_MINUTES <= duration_minutes <= MAX_MINUTES:
@@ -157,56 +173,86 @@ def incident_silence_create(
         )
     comment = _clean_text(comment, limit=COMMENT_MAX_CHARS, what="comment", required=False)
     comment = comment or default_comment(incident, actor)
-    matchers, scope, scope_words = _scope(incident_id=incident.pk, alert_id=alert_id)
+    matcher_sets, scope, scope_words = _scope(incident_id=incident.pk, alert_id=alert_id)
+    others, more = scope_of.other_incidents_covered(matcher_sets, incident_id=incident.pk)
+    if others:
+        raise scope_of.CoversOtherIncidents(incident_id=incident.pk, others=others, more=more)
     starts_at = timezone.now()
     ends_at = starts_at + timedelta(minutes=duration_minutes)
-    silence_id = silences.silence_post(
-        matchers=matchers,
-        starts_at=starts_at,
-        ends_at=ends_at,
-        created_by=actor.get_username(),
-        comment=comment,
-    )
-    silence = Silence(
-        id=silence_id,
-        state="active",
-        matchers=tuple(matchers),
-        starts_at=starts_at,
-        ends_at=ends_at,
-        created_by=actor.get_username(),
-        comment=comment,
-    )
-    message = (
-        f"Silenced {scope_words} in Alertmanager for {duration_text(duration_minutes)}, "
-        f"until {_utc(ends_at)}: {_matchers_text(silence)}. Silence {silence_id}."
-    )
-    payload = {
-        "silence_id": silence_id,
-        "scope": scope,
-        "alert_id": alert_id,
-        "matchers": [m.as_json() for m in matchers],
-        "starts_at": starts_at.isoformat(),
-        "ends_at": ends_at.isoformat(),
-        "duration_minutes": duration_minutes,
-        "comment": comment,
-    }
-    try:
+    made: list[Silence] = []
+    try:  # no transaction is open here: Alertmanager is asked, then the timeline written
+        for matchers in matcher_sets:
+            silence_id = silences.silence_post(
+                matchers=list(matchers),
+                starts_at=starts_at,
+                ends_at=ends_at,
+                created_by=actor.get_username(),
+                comment=comment,
+            )
+            made.append(
+                Silence(
+                    id=silence_id,
+                    state="active",
+                    matchers=matchers,
+                    starts_at=starts_at,
+                    ends_at=ends_at,
+                    created_by=actor.get_username(),
+                    comment=comment,
+                )
+            )
+        entries = [
+            _created_entry(
+                silence,
+                scope=scope,
+                scope_words=scope_words
+                if len(made) == 1
+                else f"{scope_words} ({n} of {len(made)})",
+                alert_id=alert_id,
+                duration_minutes=duration_minutes,
+            )
+            for n, silence in enumerate(made, start=1)
+        ]
         _record(
             incident_id=incident.pk,
             actor=actor,
             kind=TimelineEventType.SILENCE_CREATED,
-            message=message,
-            payload=payload,
+            entries=entries,
         )
     except BaseException:
-        _take_back(silence_id)
+        for silence in made:  # all of the group or none of it
+            _take_back(silence.id)
         raise
-    matched = sum(
-        1
-        for labels in silences.incident_label_sets(incident_id=incident.pk)
-        if silence.matches(labels)
+    label_sets = silences.incident_label_sets(incident_id=incident.pk)
+    return [
+        IncidentSilence(
+            silence=silence,
+            created_here=True,
+            alerts_matched=sum(1 for labels in label_sets if silence.matches(labels)),
+        )
+        for silence in made
+    ]
+
+
+def _created_entry(
+    silence: Silence, *, scope: str, scope_words: str, alert_id: int | None, duration_minutes: int
+) -> tuple[str, dict[str, Any]]:
+    message = (
+        f"Silenced {scope_words} in Alertmanager for {duration_text(duration_minutes)}, "
+        f"until {_utc(silence.ends_at)}, matching {_matchers_text(silence)}. "
+        f"Silence {silence.id}."
     )
-    return IncidentSilence(silence=silence, created_here=True, alerts_matched=matched)
+    payload = {
+        "silence_id": silence.id,
+        "scope": scope,
+        "alert_id": alert_id,
+        "matchers": [m.as_json() for m in silence.matchers],
+        "starts_at": silence.starts_at.isoformat(),
+        "ends_at": silence.ends_at.isoformat(),
+        "duration_minutes": duration_minutes,
+        "created_by": silence.created_by,
+        "comment": silence.comment,
+    }
+    return message, payload
 
 
 def _take_back(silence_id: str) -> None:
@@ -219,9 +265,29 @@ def _take_back(silence_id: str) -> None:
         )
 
 
-def incident_silence_expire(*, incident_id: int, actor: User, silence_id: str) -> IncidentSilence:
+def _confirmation_reasons(silence: Silence, *, incident_id: int) -> list[str]:
+    """Why expiring the silence needs a confirmation: it is not one the console made
+    from this incident (its id is not on the timeline, or its author or comment changed
+    since), or it reaches beyond the incident's alerts."""
+    reasons = []
+    origin = silences.incident_silence_origins(incident_id=incident_id).get(silence.id)
+    if origin is None or (silence.created_by, silence.comment) != origin:
+        reasons.append(scope_of.NOT_CREATED_HERE)
+    scope = scope_of.incident_scope(incident_id=incident_id)
+    if not scope_of.within(silence.matchers, scope) or scope_of.covers_another_incident(
+        silence.matchers, incident_id=incident_id
+    ):
+        reasons.append(scope_of.BROADER)
+    return reasons
+
+
+def incident_silence_expire(
+    *, incident_id: int, actor: User, silence_id: str, confirm: bool = False
+) -> IncidentSilence:
     """End one of the incident's silences now. NotFound for a silence Alertmanager does
-    not have or that covers none of the incident's alerts (and was not created from it)."""
+    not have or that covers none of the incident's alerts (and was not created from it).
+    ConfirmationRequired, unless `confirm`, for one the console did not create from this
+    incident or one that matches alerts outside it; the timeline says it was confirmed."""
     require(actor, perms.SILENCE, gettext_lazy("expire silences"))
     incident = incident_get(incident_id=incident_id)
     try:
@@ -249,21 +315,43 @@ def incident_silence_expire(*, incident_id: int, actor: User, silence_id: str) -
             code="unchanged",
             params={"id": silence_id},
         )
+    reasons = _confirmation_reasons(silence, incident_id=incident.pk)
+    if reasons and not confirm:
+        raise scope_of.ConfirmationRequired(silence=silence, reasons=reasons)
     silences.silence_delete(silence_id)
     now = timezone.now()
+    confirmed = (
+        f" Confirmed by {actor.get_username()}: "
+        + " and ".join(_REASON_WORDS[r] for r in reasons)
+        + "."
+        if reasons
+        else ""
+    )
+    entry = (
+        f"Expired silence {silence_id} early (it ran until {_utc(silence.ends_at)}, "
+        f"created by {silence.created_by or 'nobody named'}), matching "
+        f"{_matchers_text(silence)}.{confirmed}",
+        {
+            "silence_id": silence_id,
+            "was_ends_at": silence.ends_at.isoformat(),
+            "created_by": silence.created_by,
+            "comment": silence.comment,
+            "matchers": [m.as_json() for m in silence.matchers],
+            "confirmed": bool(reasons),
+            "confirmed_because": reasons,
+        },
+    )
     _record(
         incident_id=incident.pk,
         actor=actor,
         kind=TimelineEventType.SILENCE_EXPIRED,
-        message=(
-            f"Expired silence {silence_id} early (it ran until {_utc(silence.ends_at)}, "
-            f"created by {silence.created_by or 'nobody named'}): {_matchers_text(silence)}."
-        ),
-        payload={
-            "silence_id": silence_id,
-            "was_ends_at": silence.ends_at.isoformat(),
-            "created_by": silence.created_by,
-            "matchers": [m.as_json() for m in silence.matchers],
-        },
+        entries=[entry],
     )
     return replace(mine, silence=silences.expired_copy(silence, at=now))
+
+
+# Stored in English, as every entry the console writes.
+_REASON_WORDS = {
+    scope_of.NOT_CREATED_HERE: "it was not created from this incident in the console",
+    scope_of.BROADER: "it matches alerts outside this incident",
+}

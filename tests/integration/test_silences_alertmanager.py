@@ -10,12 +10,13 @@ import pytest
 import requests
 from django.urls import reverse
 from django.utils import timezone
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from console import roles
+from console.api_token_models import ApiToken
 from incidents.models import Incident, TimelineEvent
 from incidents.services import silences as silence_services
+from tests.factories import AlertFactory, IncidentFactory
 from tests.helpers import free_port, wait_for
 
 pytestmark = [
@@ -59,7 +60,7 @@ def incident(alertmanager, settings):
 def api_as(make_user, name: str, role: str) -> APIClient:
     client = APIClient()
     user = make_user(name, role)
-    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
+    client.credentials(HTTP_AUTHORIZATION=f"Token {ApiToken.objects.create(user=user)[1]}")
     return client
 
 
@@ -105,7 +106,7 @@ def test_silence_one_alert_and_the_group_list_them_and_expire_one(
 
     r = commander.post(url, {"alert": first_pod.pk, "duration_minutes": 30}, format="json")
     assert r.status_code == 201, r.content
-    one = r.json()
+    (one,) = r.json()
     assert one["created_by"] == "cmd"
     assert one["comment"] == (f"#{incident.pk} {incident.title} - silenced from the console by cmd")
     assert {(m["name"], m["value"]) for m in one["matchers"]} == set(first_pod.labels.items())
@@ -125,7 +126,7 @@ def test_silence_one_alert_and_the_group_list_them_and_expire_one(
 
     r = commander.post(url, {"comment": "draining the pool"}, format="json")
     assert r.status_code == 201, r.content
-    group = r.json()
+    (group,) = r.json()
     assert group["comment"] == "draining the pool"
     assert "pod" not in {m["name"] for m in group["matchers"]}
     assert {"alertname", "lws", "namespace"} <= {m["name"] for m in group["matchers"]}
@@ -158,6 +159,15 @@ def test_silence_one_alert_and_the_group_list_them_and_expire_one(
     assert (again.status_code, again.json()["code"]) == (409, "unchanged")
     assert commander.delete(f"{url}{unrelated}/").status_code == 404
     assert am_silence(alertmanager, unrelated)["status"]["state"] == "active"
+    # Someone else's silence is expired only once confirmed, after seeing whose it is.
+    asked = commander.delete(f"{url}{theirs}/")
+    assert (asked.status_code, asked.json()["code"]) == (409, "confirmation_required"), asked
+    assert asked.json()["silence"]["created_by"] == "bob@example.com"
+    assert asked.json()["silence"]["matchers"][0]["value"] == "vllm-.*"
+    assert am_silence(alertmanager, theirs)["status"]["state"] == "active"
+    r = commander.delete(f"{url}{theirs}/?confirm=true")
+    assert r.status_code == 200, r.content
+    assert am_silence(alertmanager, theirs)["status"]["state"] == "expired"
 
     events = list(
         TimelineEvent.objects.filter(incident=incident, kind__startswith="silence_").order_by("id")
@@ -166,9 +176,61 @@ def test_silence_one_alert_and_the_group_list_them_and_expire_one(
         ("silence_created", one["id"], "cmd"),
         ("silence_created", group["id"], "cmd"),
         ("silence_expired", one["id"], "cmd"),
+        ("silence_expired", theirs, "cmd"),
     ]
     assert "for 30m" in events[0].message
     assert "the whole group" in events[1].message
+    assert 'alertname="VLLMEngineStalled"' in events[1].message
+    assert 'namespace="llm-serving"' in events[1].message
+    assert [e.payload["confirmed"] for e in events[2:]] == [False, True]
+
+
+def test_a_group_sharing_only_severity_silences_its_alerts_and_nothing_else(
+    alertmanager, settings, make_user
+):
+    """Issue 23: one group, alerts in several namespaces sharing only severity. The
+    silences Alertmanager gets hold back exactly the incident's alerts."""
+    settings.ALERTMANAGER_URL = alertmanager
+    incident = IncidentFactory()
+    mine = [
+        {"alertname": "KVCacheFull", "namespace": "team-a", "severity": "critical"},
+        {"alertname": "KVCacheFull", "namespace": "team.a2", "severity": "critical"},
+        {"alertname": "GPUECCErrors", "namespace": "team-b", "severity": "critical"},
+    ]
+    for labels in mine:
+        AlertFactory(incident=incident, alertname=labels["alertname"], labels=labels)
+    commander = api_as(make_user, "cmd", roles.COMMANDER)
+
+    r = commander.post(
+        f"/api/v1/incidents/{incident.pk}/silences/", {"duration_minutes": 4320}, format="json"
+    )
+
+    assert r.status_code == 201, r.content
+    made = {s["id"] for s in r.json()}
+    for silence in am_silences(alertmanager):
+        names = {m["name"] for m in silence["matchers"]}
+        assert {"alertname", "namespace", "severity"} <= names, silence["matchers"]
+    # Alertmanager's own verdict: the incident's alerts are held back, the rest are not.
+    outside = [
+        {"alertname": "VLLMEngineStalled", "namespace": "team-c", "severity": "critical"},
+        {"alertname": "KVCacheFull", "namespace": "teamXa2", "severity": "critical"},
+        {"alertname": "KVCacheFull", "namespace": "team-b", "severity": "critical"},
+    ]
+    starts = timezone.now().isoformat()
+    alerts = [{"labels": {**labels, "pod": f"p{n}"}, "startsAt": starts}
+              for n, labels in enumerate(mine + outside)]  # fmt: skip
+    posted = requests.post(alertmanager + "/api/v2/alerts", json=alerts, timeout=5)
+    assert posted.status_code == 200, posted.text
+
+    def verdicts():
+        found = requests.get(alertmanager + "/api/v2/alerts", timeout=5).json()
+        if len(found) < len(alerts) or any(a["status"]["state"] == "unprocessed" for a in found):
+            return None
+        return {a["labels"]["pod"]: set(a["status"]["silencedBy"]) for a in found}
+
+    by_pod = wait_for(verdicts, timeout=15, what="Alertmanager to process the alerts")
+    assert all(by_pod[f"p{n}"] & made for n in range(len(mine))), by_pod
+    assert not any(by_pod[f"p{n}"] for n in range(len(mine), len(alerts))), by_pod
 
 
 def test_a_responder_may_not_silence_and_alertmanager_is_left_alone(
@@ -229,8 +291,6 @@ def test_a_timeline_that_cannot_be_written_takes_the_silence_back(
 def test_alertmanager_unreachable_is_a_clear_503_and_nothing_is_recorded(
     settings, make_user, client
 ):
-    from tests.factories import AlertFactory
-
     alert = AlertFactory()
     settings.ALERTMANAGER_URL = f"http://127.0.0.1:{free_port()}"  # nothing listens there
     commander = api_as(make_user, "cmd", roles.COMMANDER)

@@ -14,12 +14,11 @@ import pytest
 from django.core.exceptions import PermissionDenied
 from django.urls import reverse
 from django.utils import timezone
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from console import roles
 from console.errors import DomainError, NotFound
-from incidents import silences
+from incidents import silence_scope, silences
 from incidents.services import silences as services
 from incidents.silences import AlertmanagerError, Matcher, Silence
 from tests.factories import AlertFactory, IncidentFactory, TimelineEventFactory
@@ -105,9 +104,14 @@ def test_one_alert_is_silenced_by_its_exact_labels_the_group_by_what_all_share()
         'alertname="VLLMHighTTFT"', 'lws="vllm-chat"', 'namespace="llm-serving"',
         'node="gpu-1"', 'pod="vllm-chat-0"',
     ]  # fmt: skip
-    group = services.group_matchers(incident_id=incident.pk)
+    (group,) = silence_scope.group_silences(silence_scope.incident_scope(incident_id=incident.pk))
     assert {m.name: m.value for m in group} == base
     assert all(m.is_equal and not m.is_regex for m in group)
+    # Without a namespace label, the matcher says so: namespace="" (absent).
+    bare = AlertFactory(labels={"alertname": "A", "pod": "p"})
+    assert [str(m) for m in services.alert_matchers(bare)] == [
+        'alertname="A"', 'namespace=""', 'pod="p"',
+    ]  # fmt: skip
 
 
 def test_defaults_and_durations_read_as_a_person_would_write_them(make_user):
@@ -157,11 +161,11 @@ def test_an_alert_of_another_incident_or_a_group_without_common_labels_is_refuse
         services.incident_silence_create(
             incident_id=incident.pk, actor=commander, alert_id=stranger.pk
         )
-    with pytest.raises(DomainError, match="no alert label that all its alerts share"):
-        services.incident_silence_create(incident_id=incident.pk, actor=commander)  # no alerts
-    AlertFactory(incident=incident, labels={"alertname": "A"})
-    AlertFactory(incident=incident, labels={"alertname": "B"})
-    with pytest.raises(DomainError, match="silence its alerts one by one"):
+    with pytest.raises(DomainError, match="has no alerts, so there is nothing to silence"):
+        services.incident_silence_create(incident_id=incident.pk, actor=commander)
+    for n in range(silence_scope.MAX_GROUP_SILENCES + 1):  # each its own namespaces
+        AlertFactory(incident=incident, labels={"alertname": f"A{n}", "namespace": f"n{n}"})
+    with pytest.raises(DomainError, match=r"at most 10\. Silence its alerts one by one"):
         services.incident_silence_create(incident_id=incident.pk, actor=commander)
     with pytest.raises(NotFound):
         services.incident_silence_create(incident_id=999_999, actor=commander)
@@ -263,8 +267,7 @@ def test_reading_one_silence_and_a_post_without_an_id(answering):
 # --- the API -----------------------------------------------------------------------------
 def api_as(make_user, name: str, role: str) -> APIClient:
     client = APIClient()
-    user = make_user(name, role)
-    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
+    client.force_login(make_user(name, role))  # the API takes the session as well
     return client
 
 
