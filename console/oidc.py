@@ -4,7 +4,8 @@ that turns local password login off.
 Authentication backends (settings.AUTHENTICATION_BACKENDS):
 - `PasswordLoginPolicy` refuses a password login that PASSWORD_LOGIN turns off, before
   any password is checked (so the login page, the admin login and the API token endpoint
-  alike), except a superuser's while PASSWORD_LOGIN_BREAK_GLASS is on.
+  alike), except a superuser's while PASSWORD_LOGIN_BREAK_GLASS is on; and any password
+  login as a service account (console/service_accounts.py), even one given a password.
 - `OIDCBackend` finishes a sign-in at the callback: it validates the ID token more
   strictly than the library does (audience, issuer, expiry are required and checked; the
   library leaves the audience unchecked), then hands the claims to
@@ -34,6 +35,8 @@ from console.audit import note_failure
 from console.audit_models import AuditMethod
 from console.errors import DomainError, Translatable
 from console.oidc_services import SignInRefused, oidc_account_sync
+from console.outgoing import deadline, service_request
+from console.service_accounts import is_service_account_name
 
 CALLBACK_URL_NAME = "oidc_authentication_callback"  # the name the library reverses
 CLOCK_SKEW_SECONDS = 60
@@ -56,7 +59,7 @@ def _discover(issuer: str) -> dict[str, Any]:
     url = f"{issuer}/.well-known/openid-configuration"
     timeout = settings.OIDC_TIMEOUT
     try:
-        response = requests.get(url, timeout=timeout)
+        response = service_request("GET", url, deadline=timeout)
     except requests.Timeout as exc:
         raise ProviderUnavailable(
             gettext_noop("The identity provider at %(url)s did not answer in %(timeout)s s."),
@@ -139,7 +142,15 @@ class PasswordLoginPolicy:
         password: str | None = None,
         **kwargs: Any,
     ) -> None:
-        if settings.PASSWORD_LOGIN or username is None or password is None:
+        if username is None or password is None:
+            return None
+        if is_service_account_name(username):
+            reason = gettext_noop(
+                "The console's service accounts cannot sign in; sign in as yourself."
+            )
+            note_failure(request, method=AuditMethod.PASSWORD, reason=reason, username=username)
+            raise PermissionDenied(reason)
+        if settings.PASSWORD_LOGIN:
             return None
         if settings.PASSWORD_LOGIN_BREAK_GLASS:
             user_model = get_user_model()
@@ -231,6 +242,16 @@ class OIDCBackend(OIDCAuthenticationBackend):
     def get_user(self, user_id: Any) -> Any:
         return ModelBackend.get_user(self, user_id)  # an inactive user's session ends
 
+    # The library's three calls to the provider, each with OIDC_TIMEOUT as an overall
+    # deadline (console/outgoing): its own timeout bounds each read only.
+    def get_token(self, payload: dict[str, Any]) -> Any:
+        with deadline(settings.OIDC_TIMEOUT):
+            return super().get_token(payload)
+
+    def retrieve_matching_jwk(self, token: Any) -> Any:
+        with deadline(settings.OIDC_TIMEOUT):
+            return super().retrieve_matching_jwk(token)
+
     def _verify_jws(self, payload: str | bytes, key: Any) -> dict[str, Any]:
         header = jwt.get_unverified_header(payload)
         if header.get("alg") != self.OIDC_RP_SIGN_ALGO:
@@ -270,7 +291,8 @@ class OIDCBackend(OIDCAuthenticationBackend):
         (providers differ in where they put groups)."""
         claims = dict(payload)
         if self.OIDC_OP_USER_ENDPOINT:
-            info = super().get_userinfo(access_token, id_token, payload)
+            with deadline(settings.OIDC_TIMEOUT):
+                info = super().get_userinfo(access_token, id_token, payload)
             if not isinstance(info, dict) or info.get("sub") != payload.get("sub"):
                 # OpenID Connect Core 1.0, 5.3.2: the userinfo sub must be the token's.
                 raise SignInRefused(

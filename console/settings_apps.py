@@ -78,6 +78,12 @@ POSTMORTEM_ASYNC_THRESHOLD = env.int("POSTMORTEM_ASYNC_THRESHOLD", default=2000)
 POSTMORTEM_REMINDER_WEBHOOK_URL = env.str("POSTMORTEM_REMINDER_WEBHOOK_URL", default="")
 POSTMORTEM_WEBHOOK_TIMEOUT_SECONDS = env.float("POSTMORTEM_WEBHOOK_TIMEOUT_SECONDS", default=5.0)
 
+# --- Outgoing calls to URLs users supply (console/outgoing/) -------------------------------
+# Notification targets, the guard's paging webhook and the reminder webhook may not reach
+# loopback, link-local, private or other internal addresses; this list (CIDR networks
+# and/or host names, comma-separated) admits an internal receiver on purpose.
+OUTGOING_URL_ALLOWLIST = env.list("OUTGOING_URL_ALLOWLIST", default=[])
+
 # --- Outgoing notifications (notifications/) ---------------------------------------------
 # Targets and rules are edited in the admin; these are how sending behaves. Links in
 # messages start with NOTIFY_CONSOLE_URL, the console's address as responders reach it.

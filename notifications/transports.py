@@ -1,5 +1,6 @@
 """Sending one delivery's body to its target: Slack through apprise, the generic webhook
-signed here and posted with requests, email through Django's mail.
+signed here and posted with requests, email through Django's mail. Slack and webhook
+calls go through console/outgoing: the address guard and an overall deadline.
 
 Each raises DeliveryError with a message a person can act on; `retry` says whether
 trying again later can help (a timeout or a 5xx can, a 404 or a refused signature
@@ -22,6 +23,15 @@ import requests
 from django.conf import settings
 from django.core.mail import send_mail
 
+from console.outgoing import (
+    DeadlineExceeded,
+    OutgoingRefused,
+    check_url_form,
+    deadline,
+    failure_reason,
+    guarded,
+    user_request,
+)
 from notifications.messages import email_text, slack_text
 from notifications.models import Target, TargetKind, split_list
 
@@ -69,10 +79,27 @@ def _slack(target: Target, body: dict[str, Any]) -> None:
             "Slack gave you (https://hooks.slack.com/services/T…/B…/…) into the target.",
             retry=False,
         )
-    with apprise.LogCapture(level=logging.WARNING, fmt="%(message)s") as captured:
-        ok = notifier.notify(
-            title=body["summary"], body=slack_text(body), body_format=apprise.NotifyFormat.TEXT
-        )
+    try:
+        check_url_form(target.url)
+        # apprise opens its own connections: the guard checks each address as it is
+        # connected (the host is Slack's, Target.clean makes sure), and the deadline
+        # bounds the whole exchange, which apprise's per-read timeouts do not.
+        with (
+            apprise.LogCapture(level=logging.WARNING, fmt="%(message)s") as captured,
+            deadline(timeout),
+            guarded() as guard,
+        ):
+            ok = notifier.notify(
+                title=body["summary"], body=slack_text(body), body_format=apprise.NotifyFormat.TEXT
+            )
+    except OutgoingRefused as exc:
+        raise DeliveryError(str(exc), retry=False) from None
+    except DeadlineExceeded:
+        raise DeliveryError(
+            f"{target.destination} did not answer within {timeout:g} s.", retry=True
+        ) from None
+    if guard.refused is not None:  # apprise swallowed the refusal: report it
+        raise DeliveryError(str(guard.refused), retry=False)
     if not ok:
         said = " ".join(captured.getvalue().split()) or "no reason given"
         # apprise reports a failure without its HTTP status as a value, so every Slack
@@ -104,25 +131,26 @@ def _webhook(target: Target, body: dict[str, Any], *, delivery_id: int) -> None:
     timeout = settings.NOTIFY_TIMEOUT_SECONDS
     try:
         # No redirects: requests would turn the POST into a GET and drop the body.
-        response = requests.post(
-            target.url, data=raw, headers=headers, timeout=timeout, allow_redirects=False
+        response = user_request(
+            "POST", target.url, data=raw, headers=headers, deadline=timeout, allow_redirects=False
         )
+    except OutgoingRefused as exc:  # the target's URL reaches an internal address
+        raise DeliveryError(str(exc), retry=False) from None
     except requests.Timeout:
         raise DeliveryError(
             f"{target.destination} did not answer within {timeout:g} s.", retry=True
         ) from None
     except requests.RequestException as exc:
         raise DeliveryError(
-            f"Could not reach {target.destination}: {_reason(exc)}. Check the target's URL "
+            f"Could not reach {target.destination}: {failure_reason(exc)}. Check the target's URL "
             "and that the worker can reach that host.",
             retry=True,
         ) from None
     if 200 <= response.status_code < 300:
         return
-    answer = " ".join(response.text.split())[:300]
-    message = f"{target.destination} answered HTTP {response.status_code}" + (
-        f": {answer}" if answer else ""
-    )
+    # The answer's body is not repeated: the error is shown to commanders, and the URL
+    # could be a service that was never meant to answer them.
+    message = f"{target.destination} answered HTTP {response.status_code}"
     if response.status_code in RETRY_STATUSES:
         raise DeliveryError(message, retry=True)
     if 300 <= response.status_code < 400:
@@ -130,17 +158,6 @@ def _webhook(target: Target, body: dict[str, Any], *, delivery_id: int) -> None:
     elif response.status_code in (401, 403):
         message += ". Check that the receiver has the target's current secret."
     raise DeliveryError(message, retry=False)
-
-
-def _reason(exc: requests.RequestException) -> str:
-    """The innermost cause ("Connection refused"), not requests' nested repr."""
-    cause: BaseException = exc
-    while cause.__cause__ is not None or (
-        cause.__context__ is not None and not cause.__suppress_context__
-    ):
-        cause = cause.__cause__ or cause.__context__  # type: ignore[assignment]
-    text = str(cause) or type(cause).__name__
-    return text.rsplit("] ", 1)[-1][:200]
 
 
 # --- email (Django's mail) ----------------------------------------------------------------

@@ -1,6 +1,7 @@
 """A small client for Prometheus' HTTP API (/api/v1/query, /api/v1/query_range).
 
-Every call has an explicit timeout (settings.PROMETHEUS_TIMEOUT_SECONDS). Every failure
+Every call has an overall deadline (settings.PROMETHEUS_TIMEOUT_SECONDS, connect and
+answer together: console/outgoing). Every failure
 becomes `PrometheusUnavailable` with a message a responder can act on ("Prometheus at
 http://127.0.0.1:9090 did not answer in 3 s"). Answers are kept in Django's cache for
 settings.TRIAGE_CACHE_SECONDS, keyed by (query, time rounded to that step), so ten people
@@ -18,6 +19,8 @@ from typing import Any
 import requests
 from django.conf import settings
 from django.core.cache import cache
+
+from console.outgoing import service_request
 
 FAILURE_CACHE_SECONDS = 2
 _CACHE_PREFIX = "runbooks:prom:"
@@ -53,7 +56,7 @@ def _get(path: str, params: dict[str, Any]) -> Any:
     url = base_url()
     timeout = _timeout()
     try:
-        response = requests.get(url + path, params=params, timeout=timeout)
+        response = service_request("GET", url + path, params=params, deadline=timeout)
     except requests.Timeout as exc:
         raise PrometheusUnavailable(
             f"Prometheus at {url} did not answer in {_seconds(timeout)}"

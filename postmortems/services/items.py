@@ -20,6 +20,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy, gettext_noop
 
 from console.errors import DomainError, NotAllowed, NotFound
+from console.outgoing import OutgoingRefused, user_request
 from console.permissions import require
 from incidents.models import Incident
 from incidents.selectors import incident_get
@@ -317,12 +318,14 @@ def action_items_remind_overdue(*, today: date | None = None) -> int:
 
 def _post_webhook(url: str, text: str) -> None:
     try:
-        requests.post(
+        # Guarded and bounded like a notification target's URL (console/outgoing).
+        user_request(
+            "POST",
             url,
             json={"text": text},
-            timeout=settings.POSTMORTEM_WEBHOOK_TIMEOUT_SECONDS,
+            deadline=settings.POSTMORTEM_WEBHOOK_TIMEOUT_SECONDS,
         )
-    except requests.RequestException as exc:  # the reminder is also in the console
+    except (requests.RequestException, OutgoingRefused) as exc:  # also in the console
         log.warning("reminder webhook %s failed: %s", url, exc)
 
 

@@ -3,8 +3,9 @@ evaluation, and on a breach undo the change (a new run through the same request 
 person's undo uses, so the same audit and approval rules) or, where it cannot be undone,
 page the commander. Every step lands on the incident's timeline.
 
-The guard acts as its own user (settings GUARD_USERNAME): it holds only the permission to
-request runs, never to approve them, so an undo that needs approval waits for a commander.
+The guard acts as its own service account (console/service_accounts.py, settings
+GUARD_USERNAME): it holds only the permission to request runs, never to approve them, so
+an undo that needs approval waits for a commander.
 """
 
 from __future__ import annotations
@@ -16,13 +17,14 @@ from typing import Any
 
 import requests
 from django.conf import settings
-from django.contrib.auth import get_user_model
-from django.contrib.auth.models import Permission, User
+from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.utils import timezone
 
 from console.errors import DomainError
+from console.outgoing import OutgoingRefused, user_request
+from console.service_accounts import GUARD, service_account_user
 from incidents.models import Alert, Incident
 from incidents.services import incident_event_record
 from runbooks.actions import guard
@@ -37,18 +39,11 @@ MESSAGE_MAX = 1_900
 
 
 def guard_user() -> User:
-    """The guard's own account: no password, may request runs and nothing else."""
-    User = get_user_model()
-    username = settings.GUARD_USERNAME
-    user, created = User.objects.get_or_create(username=username)
-    if created:
-        user.set_unusable_password()
-        user.save(update_fields=["password"])
-        app, codename = "runbooks", "request_actionrun"
-        user.user_permissions.add(
-            Permission.objects.get(content_type__app_label=app, codename=codename)
-        )
-        user = User.objects.get(pk=user.pk)  # drop the permission cache
+    """The guard's own account (console.service_accounts.GUARD), made by the migrations:
+    looked up, never created, so nobody can sign in first under its name and become it.
+    Missing (a database not migrated), it is a DomainError: the undo is refused with the
+    reason and the commander paged."""
+    user: User = service_account_user(GUARD)
     return user
 
 
@@ -389,7 +384,11 @@ def _deliver(text: str) -> str:
         return ""
     timeout = float(settings.GUARD_PAGE_TIMEOUT_SECONDS)
     try:
-        response = requests.post(url, json={"text": text}, timeout=timeout)
+        # Guarded like a notification target's URL (console/outgoing), with an overall
+        # deadline: a slow webhook must not hold the guard's worker.
+        response = user_request("POST", url, json={"text": text}, deadline=timeout)
+    except OutgoingRefused as exc:
+        return f"(The page could not be delivered to the paging webhook: {exc})"
     except requests.RequestException as exc:
         return f"(The page could not be delivered to the paging webhook: {type(exc).__name__}.)"
     if response.status_code >= 300:

@@ -1,5 +1,6 @@
 """The Kubernetes client the actions use: the official `kubernetes` package, configured from
-settings KUBECONFIG (or in-cluster), with a timeout on every call and the API's failures
+settings KUBECONFIG (or in-cluster), with an overall deadline on every call (its own
+timeout bounds each read only; console/outgoing bounds the call) and the API's failures
 translated into the action errors of `kinds.base`.
 
 `kube_api()` caches the underlying ApiClient per (kubeconfig path, mtime, process): a
@@ -20,6 +21,7 @@ from kubernetes import client, config
 from kubernetes.client.rest import ApiException
 from kubernetes.config.config_exception import ConfigException
 
+from console.outgoing import DeadlineExceeded, deadline
 from runbooks.actions.kinds.base import (
     ActionError,
     Conflict,
@@ -98,11 +100,17 @@ class KubeApi:
         # the kinds want the API's own shapes anyway.
         kw["_preload_content"] = False
         try:
-            response = fn(*args, **kw)
-            try:
-                body = response.data
-            finally:
-                response.release_conn()
+            with deadline(self.timeout[1]):  # connect and answer together
+                response = fn(*args, **kw)
+                try:
+                    body = response.data
+                finally:
+                    response.release_conn()
+        except DeadlineExceeded:
+            raise Transient(
+                f"Kubernetes API at {self.host} did not answer within {self.timeout[1]:g} s "
+                f"({verb} {resource})"
+            ) from None
         except ApiException as exc:
             raise translate(exc, verb, resource, what) from None
         except (urllib3.exceptions.HTTPError, OSError) as exc:

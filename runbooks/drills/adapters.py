@@ -9,12 +9,12 @@ fake one would let a drill "pass" without any fault in the cluster.
 
 from __future__ import annotations
 
-import json
-import urllib.error
-import urllib.request
 from typing import Protocol
 
+import requests
 from django.conf import settings
+
+from console.outgoing import failure_reason, service_request
 
 
 class FaultError(Exception):
@@ -74,22 +74,19 @@ class SimulatorAdapter:
     def _call(self, method: str, path: str) -> tuple[int, dict]:
         if not self.url.startswith(("http://", "https://")):
             raise FaultError(f"the simulator URL must be http(s)://..., got {self.url!r}")
-        data = b"" if method == "POST" else None
-        req = urllib.request.Request(self.url + path, method=method, data=data)  # noqa: S310
         try:
-            with urllib.request.urlopen(req, timeout=self.timeout) as resp:  # noqa: S310
-                return resp.status, json.loads(resp.read() or b"{}")
-        except urllib.error.HTTPError as exc:
-            try:
-                body = json.loads(exc.read() or b"{}")
-            except ValueError:
-                body = {}
-            return exc.code, body if isinstance(body, dict) else {}
-        except (urllib.error.URLError, TimeoutError, OSError, ValueError) as exc:
-            reason = getattr(exc, "reason", exc)
+            # An overall deadline, not a per-read timeout: a simulator that drips its
+            # answer cannot hold a drill's task (console/outgoing).
+            resp = service_request(method, self.url + path, deadline=self.timeout)
+        except requests.RequestException as exc:
             raise FaultError(
-                f"the fleet simulator at {self.url} did not answer ({reason})"
+                f"the fleet simulator at {self.url} did not answer ({failure_reason(exc)})"
             ) from None
+        try:
+            body = resp.json() if resp.content else {}
+        except ValueError:
+            body = {}
+        return resp.status_code, body if isinstance(body, dict) else {}
 
     def _ok(self, method: str, path: str) -> dict:
         status, body = self._call(method, path)

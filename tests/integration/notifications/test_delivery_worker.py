@@ -29,7 +29,8 @@ def receiver():
 def test_ingest_to_a_signed_webhook_through_a_real_worker_with_a_retry(
     start_worker, post_webhook, receiver, settings
 ):
-    start_worker({"NOTIFY_RETRY_BACKOFF_SECONDS": "1"})
+    # The receiver is on loopback, which the outgoing guard refuses unless allowlisted.
+    start_worker({"NOTIFY_RETRY_BACKOFF_SECONDS": "1", "OUTGOING_URL_ALLOWLIST": "127.0.0.1/32"})
     settings.NOTIFY_CONSOLE_URL = "https://console.test"  # the message is written at ingest
     target = Target.objects.create(
         name="ops", kind=TargetKind.WEBHOOK, url=f"{receiver.url}/hook", secret=SECRET

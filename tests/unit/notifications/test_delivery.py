@@ -83,7 +83,8 @@ def test_retries_are_bounded_and_the_last_error_says_why(receiver, webhook_targe
     delivery.refresh_from_db()
     assert delivery.status == DeliveryStatus.FAILED
     assert delivery.attempts == attempts
-    assert "answered HTTP 500: receiver says no" in delivery.last_error
+    assert "answered HTTP 500" in delivery.last_error
+    assert "receiver says no" not in delivery.last_error  # the answer's body is not shown
     assert f"Gave up after {attempts} attempts" in delivery.last_error
 
 
