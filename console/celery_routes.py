@@ -13,6 +13,9 @@ from kombu import Exchange, Queue
 QUEUES = (
     Queue("default", Exchange("default"), routing_key="default"),
     Queue("actions", Exchange("actions"), routing_key="actions"),
+    # Outgoing notifications wait on other people's servers: their own queue, so a slow
+    # or dead target never delays an action run behind it.
+    Queue("notifications", Exchange("notifications"), routing_key="notifications"),
 )
 
 TASK_ROUTES = {
@@ -33,7 +36,7 @@ TASK_ROUTES = {
     "postmortems.tasks.action_items_remind_overdue": {"queue": "default"},
     "readiness.tasks.checklist_verify": {"queue": "default"},
     "readiness.tasks.checklists_refresh": {"queue": "default"},
-    "notifications.tasks.delivery_send": {"queue": "default"},
+    "notifications.tasks.delivery_send": {"queue": "notifications"},
     "notifications.tasks.action_items_overdue_notify": {"queue": "default"},
     "notifications.tasks.deliveries_requeue": {"queue": "default"},
 }

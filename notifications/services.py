@@ -12,14 +12,14 @@ import logging
 import uuid
 from collections.abc import Iterable
 from dataclasses import replace
-from datetime import date, timedelta
+from datetime import date, datetime, timedelta
 from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
 from django.db import transaction
-from django.db.models import Prefetch
+from django.db.models import Case, F, Prefetch, Q, Value, When
 from django.utils import timezone
 
 from console.errors import DomainError, NotFound
@@ -229,10 +229,23 @@ def _broker() -> str:
 
 
 def deliveries_requeue() -> int:
-    """Beat: queue again the deliveries a broker outage left "not queued yet"."""
-    cutoff = timezone.now() - timedelta(seconds=settings.NOTIFY_REQUEUE_AFTER_SECONDS)
+    """Beat: queue again the deliveries a broker outage left "not queued yet", and those
+    a worker stopped sending (killed mid-call) once their claim has run out."""
+    now = timezone.now()
+    dropped = list(
+        Delivery.objects.filter(_sending(), last_attempt_at__lt=now - SEND_LEASE)
+        .order_by("pk")
+        .values_list("pk", flat=True)[:REQUEUE_BATCH]
+    )
+    if dropped:
+        log.warning("notifications: a worker stopped while sending %s; sending again", dropped)
+        # Conditional like the claim: a row a late worker recorded meanwhile is left alone.
+        Delivery.objects.filter(
+            _sending(), pk__in=dropped, last_attempt_at__lt=now - SEND_LEASE
+        ).update(status=S.PENDING, updated_at=now)
+    cutoff = now - timedelta(seconds=settings.NOTIFY_REQUEUE_AFTER_SECONDS)
     ids = list(
-        Delivery.objects.filter(status=S.PENDING, updated_at__lt=cutoff)
+        Delivery.objects.filter(Q(updated_at__lt=cutoff) | Q(pk__in=dropped), status=S.PENDING)
         .order_by("pk")
         .values_list("pk", flat=True)[:REQUEUE_BATCH]
     )
@@ -259,44 +272,93 @@ def delivery_retry(*, delivery_id: int, actor: User) -> Delivery:
 
 
 # --- sending (on the worker) -------------------------------------------------------------
+# The task's hard time limit (notifications/tasks.py): an attempt cannot outlive it.
+SEND_TIME_LIMIT_SECONDS = 90
+# A claim older than this belongs to a worker that died mid-send (killed, lost): the
+# attempt counts, and deliveries_requeue or a redelivered message may take the row over.
+SEND_LEASE = timedelta(seconds=SEND_TIME_LIMIT_SECONDS + 30)
+_OPEN = (S.PENDING, S.QUEUED, S.RETRYING)
+
+
+def _sending() -> Q:
+    """Rows claimed by an attempt still under way. The claim writes last_attempt_at and
+    updated_at with the same instant; any later write (the outcome, a requeue) moves
+    updated_at past it. No extra column or status for it."""
+    return Q(status__in=_OPEN, last_attempt_at__isnull=False, updated_at=F("last_attempt_at"))
+
+
 def delivery_send(*, delivery_id: int, last_try: bool) -> None:
-    """One attempt. The row is locked while sending, so a redelivered message waits and
-    then finds it sent. Raises DeliveryError (after recording the attempt) when a later
-    attempt may succeed and this is not the last one; the task retries with backoff."""
+    """One attempt, with no transaction open while the target is called (a slow target
+    held the database's write lock for a minute on SQLite, and worker slots on
+    PostgreSQL): claim the row and count the attempt (committed), send, then record the
+    outcome. A second copy of the message finds the row claimed and leaves it. Raises
+    DeliveryError (after recording the attempt) when a later attempt may succeed and
+    this is not the last one; the task retries with backoff."""
+    delivery = _delivery_claim(delivery_id=delivery_id)
+    if delivery is None:
+        return
+    claimed_at = delivery.last_attempt_at
+    assert claimed_at is not None  # the claim set it
+    status, error, sent_at = S.SENT, "", None
     retry_with: transports.DeliveryError | None = None
-    with transaction.atomic():
-        delivery = (
-            Delivery.objects.select_for_update(of=("self",))
-            .select_related("target")
-            .filter(pk=delivery_id)
-            .first()
-        )
-        if delivery is None or delivery.status in (S.SENT, S.FAILED):
-            return  # gone, or finished by an earlier copy of this message
-        now = timezone.now()
-        delivery.last_attempt_at = now
-        if not delivery.target.enabled:
-            delivery.status = S.FAILED
-            delivery.last_error = "The target was disabled before this could be sent."
-            delivery.save()
-            return
-        delivery.attempts += 1
-        try:
-            transports.deliver(delivery.target, delivery.body, delivery_id=delivery.pk)
-        except transports.DeliveryError as exc:
-            delivery.last_error = str(exc)
-            if exc.retry and not last_try:
-                delivery.status = S.RETRYING
-                retry_with = exc
-            else:
-                delivery.status = S.FAILED
-                if exc.retry:
-                    delivery.last_error += f" Gave up after {delivery.attempts} attempts."
+    try:
+        transports.deliver(delivery.target, delivery.body, delivery_id=delivery.pk)
+    except transports.DeliveryError as exc:
+        error = str(exc)
+        if exc.retry and not last_try:
+            status, retry_with = S.RETRYING, exc
         else:
-            delivery.status, delivery.sent_at, delivery.last_error = S.SENT, now, ""
-        delivery.save()
-    if retry_with is not None:
+            status = S.FAILED
+            if exc.retry:
+                error += f" Gave up after {delivery.attempts} attempts."
+    else:
+        sent_at = timezone.now()
+    # Only while the claim is still ours: a row taken over after the lease keeps the
+    # newer attempt's state.
+    recorded = Delivery.objects.filter(
+        pk=delivery_id, last_attempt_at=claimed_at, updated_at=claimed_at
+    ).update(status=status, last_error=error, sent_at=sent_at, updated_at=_after(claimed_at))
+    if recorded and retry_with is not None:
         raise retry_with  # after the commit, so the attempt and its error stay recorded
+
+
+def _after(moment: datetime) -> datetime:
+    """Now, strictly later than the claim (so the row no longer reads as being sent)."""
+    now = timezone.now()
+    return now if now > moment else moment + timedelta(microseconds=1)
+
+
+def _delivery_claim(*, delivery_id: int) -> Delivery | None:
+    """Take the row for one attempt: count it and stamp it in one conditional UPDATE,
+    committed before anything is sent (a lost send still shows its attempt). None when
+    there is nothing to send: gone, finished, being sent by another copy, or its target
+    disabled (recorded as failed)."""
+    now = timezone.now()
+    claimable = Q(status__in=_OPEN) & (~_sending() | Q(last_attempt_at__lt=now - SEND_LEASE))
+    delivery = Delivery.objects.select_related("target").filter(pk=delivery_id).first()
+    if delivery is None or delivery.status in (S.SENT, S.FAILED):
+        return None
+    with transaction.atomic():
+        if not delivery.target.enabled:
+            Delivery.objects.filter(claimable, pk=delivery_id).update(
+                status=S.FAILED,
+                last_error="The target was disabled before this could be sent.",
+                last_attempt_at=now,
+                updated_at=_after(now),
+            )
+            return None
+        claimed = Delivery.objects.filter(claimable, pk=delivery_id).update(
+            # A row still "not queued yet" is on the worker now: the enqueuer's flip
+            # (PENDING only) must not touch it mid-send.
+            status=Case(When(status=S.PENDING, then=Value(S.QUEUED)), default=F("status")),
+            attempts=F("attempts") + 1,
+            last_attempt_at=now,
+            updated_at=now,
+        )
+    if not claimed:
+        return None
+    delivery.refresh_from_db(fields=["status", "attempts", "last_attempt_at", "updated_at"])
+    return delivery
 
 
 def delivery_fail(*, delivery_id: int, error: str) -> None:

@@ -28,8 +28,8 @@ class DeliveryTask(Task):
     retry_jitter=True,
     acks_late=True,
     reject_on_worker_lost=True,
-    soft_time_limit=60,
-    time_limit=90,
+    soft_time_limit=services.SEND_TIME_LIMIT_SECONDS - 30,
+    time_limit=services.SEND_TIME_LIMIT_SECONDS,  # the claim's lease is longer
 )
 def delivery_send_task(self: Task, delivery_id: int) -> None:
     services.delivery_send(

@@ -1,7 +1,8 @@
 """The worker's side of a drill: inject the fault, watch the run (link the incident the
 real alert opened, stop on the plan's stop condition, notice recovery), and finish it
-(clear the fault, restore the baseline, score). Each step locks the run's row, so the
-beat watcher and a stop request never finish a run twice."""
+(clear the fault, restore the baseline, score). Each step calls the fault source and
+Kubernetes with no transaction open, then records under the run's row lock, so the beat
+watcher and a stop request never finish a run twice."""
 
 from __future__ import annotations
 
@@ -35,30 +36,50 @@ def _adapter_kw(run: DrillRun) -> dict:
     return {"namespace": run.namespace, "lws": run.lws}
 
 
-@transaction.atomic
 def drill_run_inject(*, run_id: int) -> DrillRun | None:
-    """Inject the plan's fault, once. A redelivered task finds the run past STARTING and
-    does nothing."""
-    run = _locked(run_id)
+    """Inject the plan's fault, once. Kubernetes and the fault source are called with no
+    transaction open (a slow API server must not hold the database, issue 23); the
+    outcome is then recorded under the run's lock, by one copy only. A redelivered task
+    finds the run past STARTING and does nothing; two copies at the same moment set the
+    same fault twice, which is still one fault."""
+    run = DrillRun.objects.filter(pk=run_id).first()
     if run is None or run.status != DrillRunStatus.STARTING:
         return run
     plan = run.plan_snapshot
+    failure: DomainError | FaultError | None = None
+    labels: dict[str, str] = {}
+    answer: dict = {}
     try:
         labels = drill_target_check(namespace=run.namespace, lws=run.lws)
         answer = adapter_for(plan["adapter"]).inject(fault=plan["fault"], **_adapter_kw(run))
     except (DomainError, FaultError) as exc:
-        run.status, run.error, run.ended_at = DrillRunStatus.FAILED, str(exc), timezone.now()
-        run.passed = False
-        run.save(update_fields=["status", "error", "ended_at", "passed"])
-        drill_run_record(run, "failed", f"The drill did not start: {exc}")
-        return run
-    run.status, run.injected_at = DrillRunStatus.RUNNING, timezone.now()
-    run.save(update_fields=["status", "injected_at"])
-    where = f"{run.namespace}/{run.lws}"
-    drill_run_record(
-        run, "injected", f"Injected {plan['fault']} via {plan['adapter']} on {where}",
-        payload={"answer": answer, "target_labels": labels},
-    )  # fmt: skip
+        failure = exc
+    with transaction.atomic():
+        run = _locked(run_id)
+        if run is None or run.status != DrillRunStatus.STARTING:
+            late = failure is None
+        else:
+            late = False
+            if failure is not None:
+                run.status, run.error = DrillRunStatus.FAILED, str(failure)
+                run.ended_at, run.passed = timezone.now(), False
+                run.save(update_fields=["status", "error", "ended_at", "passed"])
+                drill_run_record(run, "failed", f"The drill did not start: {failure}")
+                return run
+            run.status, run.injected_at = DrillRunStatus.RUNNING, timezone.now()
+            run.save(update_fields=["status", "injected_at"])
+            where = f"{run.namespace}/{run.lws}"
+            drill_run_record(
+                run, "injected", f"Injected {plan['fault']} via {plan['adapter']} on {where}",
+                payload={"answer": answer, "target_labels": labels},
+            )  # fmt: skip
+    if late and run is not None:
+        # Stopped (and perhaps already cleared) while this copy was injecting: take the
+        # fault back out rather than leave it behind a finished drill.
+        try:
+            adapter_for(plan["adapter"]).clear(fault=plan["fault"], **_adapter_kw(run))
+        except FaultError as exc:
+            log.warning("drill run #%s: could not clear a late injection: %s", run_id, exc)
     return run
 
 
@@ -105,52 +126,73 @@ def _stop_reason(run: DrillRun) -> str:
     return ""
 
 
-@transaction.atomic
 def drill_run_check(*, run_id: int) -> DrillRun | None:
     """One look at a running drill: link its incident, then stop or finish if it is time."""
-    run = _locked(run_id)
-    if run is None:
-        return None
-    if run.status == DrillRunStatus.STOPPING:
-        return _finish(run, run.stop_reason or "stopped")
-    if run.status != DrillRunStatus.RUNNING:
-        return run
-    if run.incident_id is None:
-        _link(run)
-    reason = _stop_reason(run)
-    if reason:
-        run.status, run.stop_reason = DrillRunStatus.STOPPING, reason[:300]
-        run.save(update_fields=["status", "stop_reason"])
-        drill_run_record(run, "stop_requested", reason, incident_too=True)
-        return _finish(run, reason)
-    if run.incident is not None and run.incident.status in RECOVERED:
-        return _finish(run, f"recovered: incident #{run.incident_id} is {run.incident.status}")
-    return run
+    with transaction.atomic():
+        run = _locked(run_id)
+        if run is None:
+            return None
+        if run.status == DrillRunStatus.STOPPING:
+            reason = run.stop_reason or "stopped"
+        elif run.status != DrillRunStatus.RUNNING:
+            return run
+        else:
+            if run.incident_id is None:
+                _link(run)
+            reason = _stop_reason(run)
+            if reason:
+                run.status, run.stop_reason = DrillRunStatus.STOPPING, reason[:300]
+                run.save(update_fields=["status", "stop_reason"])
+                drill_run_record(run, "stop_requested", reason, incident_too=True)
+            elif run.incident is not None and run.incident.status in RECOVERED:
+                reason = f"recovered: incident #{run.incident_id} is {run.incident.status}"
+            else:
+                return run
+    return _finish(run_id, reason)  # after the commit: the fault source is called
 
 
-@transaction.atomic
 def drill_run_finish(*, run_id: int) -> DrillRun | None:
     """Finish a run someone asked to stop (the stop button's task)."""
-    run = _locked(run_id)
-    if run is None or run.status not in (DrillRunStatus.STOPPING, DrillRunStatus.RUNNING):
+    return _finish(run_id, None)
+
+
+FINISHABLE = (DrillRunStatus.STOPPING, DrillRunStatus.RUNNING)
+
+
+def _finish(run_id: int, reason: str | None) -> DrillRun | None:
+    """Clear the fault and restore the baseline, with no transaction open (the fault
+    source may be slow), then score under the run's lock. Clearing twice (the watcher and
+    the stop button at once) is harmless; only one copy scores. If the fault source does
+    not answer, the run stays `stopping` and the watcher tries again."""
+    run = DrillRun.objects.filter(pk=run_id).first()
+    if run is None or run.status not in FINISHABLE:
         return run
-    return _finish(run, run.stop_reason or "stopped")
-
-
-def _finish(run: DrillRun, reason: str) -> DrillRun:
-    """Clear the fault and restore the baseline, then score. If the fault source does not
-    answer, the run stays `stopping` and the watcher tries again."""
     plan = run.plan_snapshot
+    failure: FaultError | None = None
+    cleared: dict = {}
+    restored: dict = {}
     try:
         adapter = adapter_for(plan["adapter"])
         cleared = adapter.clear(fault=plan["fault"], **_adapter_kw(run))
         restored = adapter.restore_baseline(**_adapter_kw(run))
     except FaultError as exc:
-        if run.status != DrillRunStatus.STOPPING:
-            run.status, run.stop_reason = DrillRunStatus.STOPPING, reason[:300]
-            run.save(update_fields=["status", "stop_reason"])
-        drill_run_record(run, "clear_failed", f"Could not clear the fault yet: {exc}")
-        return run
+        failure = exc
+    with transaction.atomic():
+        run = _locked(run_id)
+        if run is None or run.status not in FINISHABLE:
+            return run  # scored by another copy meanwhile
+        reason = reason or run.stop_reason or "stopped"
+        if failure is not None:
+            if run.status != DrillRunStatus.STOPPING:
+                run.status, run.stop_reason = DrillRunStatus.STOPPING, reason[:300]
+                run.save(update_fields=["status", "stop_reason"])
+            drill_run_record(run, "clear_failed", f"Could not clear the fault yet: {failure}")
+            return run
+        return _score(run, reason, cleared=cleared, restored=restored)
+
+
+def _score(run: DrillRun, reason: str, *, cleared: dict, restored: dict) -> DrillRun:
+    plan = run.plan_snapshot
     message = f"Cleared {plan['fault']} and restored the baseline ({reason})"
     if restored.get("note"):
         message += f"; note: {restored['note']}"

@@ -79,7 +79,6 @@ def _seconds(name: str, value: Any) -> int:
     return number
 
 
-@transaction.atomic
 def drill_plan_create(
     *,
     actor: User,
@@ -152,12 +151,16 @@ def drill_plan_create(
             ("recover_within_seconds", recover_within_seconds),
         )
     }
+    # Kubernetes is asked before any transaction is open (a slow API server must not
+    # hold the database); the plan is then one INSERT, in a transaction of its own.
     drill_target_check(namespace=namespace, lws=lws)
-    return DrillPlan.objects.create(
-        runbook=rb.slug, title=title, namespace=namespace, lws=lws, adapter=adapter,
-        fault=fault, expected_branch=expected_branch, stop_on_real_sev1=bool(stop_on_real_sev1),
-        created_by=actor, created_at=timezone.now(), **limits,
-    )  # fmt: skip
+    with transaction.atomic():
+        return DrillPlan.objects.create(
+            runbook=rb.slug, title=title, namespace=namespace, lws=lws, adapter=adapter,
+            fault=fault, expected_branch=expected_branch,
+            stop_on_real_sev1=bool(stop_on_real_sev1),
+            created_by=actor, created_at=timezone.now(), **limits,
+        )  # fmt: skip
 
 
 def plan_snapshot(plan: DrillPlan) -> dict[str, Any]:

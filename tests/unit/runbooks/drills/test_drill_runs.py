@@ -181,3 +181,27 @@ def test_the_stop_button_clears_the_fault_and_says_so_on_the_incident(
     messages = list(incident.events.filter(kind=DRILL).values_list("message", flat=True))
     assert any("stopped by cara" in m for m in messages)
     assert any("Cleared ttft-spike" in m for m in messages)
+
+
+def test_a_stop_that_lands_while_the_fault_is_being_injected_leaves_no_fault(
+    drills, commander, monkeypatch
+):
+    """The injection runs with no transaction open (issue 23), so a stop can be recorded
+    and finished while it is under way: the late injection is taken back out."""
+    from runbooks.drills.adapters import SimulatorAdapter
+
+    plan = plan_for(commander)
+    run = services.drill_start(plan_id=plan.pk, actor=commander)
+    inject = SimulatorAdapter.inject
+
+    def stop_meanwhile(self, **kw):
+        services.drill_stop(run_id=run.pk, actor=commander, reason="wrong target")
+        execution.drill_run_finish(run_id=run.pk)  # the finish task, before the answer
+        return inject(self, **kw)
+
+    monkeypatch.setattr(SimulatorAdapter, "inject", stop_meanwhile)
+    execution.drill_run_inject(run_id=run.pk)
+    run.refresh_from_db()
+    assert run.status == DrillRunStatus.FINISHED
+    assert run.injected_at is None
+    assert active(drills) == []
