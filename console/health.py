@@ -5,6 +5,12 @@ missing Celery worker is reported in its body ("status": "degraded", "checks.wor
 but keeps 200: taking every web pod out of the Service when the workers die would turn
 "actions do not run" into "nobody can see the incidents and alerts are dropped".
 /readyz/worker answers 503 when no worker is alive, for an alert or a worker probe.
+"A worker" runs actions: a live notifier does not count. A queue nobody consumes (the
+notifier gone) is named under "queues" in both, and makes /readyz/worker answer 503.
+
+The probes answer anyone, signed in or not: a failing component is named with a fixed
+text, and the driver's error (which can name hosts, ports, users, tables) goes to the
+log only.
 """
 
 import logging
@@ -28,13 +34,24 @@ def healthz(request: HttpRequest):
     return JsonResponse({"status": "ok"})
 
 
+DATABASE_UNAVAILABLE = "database unavailable"
+BROKER_UNAVAILABLE = "broker unavailable"
+WORKER_UNKNOWN = "unknown"
+
+
+def _failed(shown: str, exc: Exception, where: str = "") -> str:
+    """The fixed text for the caller; the exception, with its detail, for the log."""
+    log.warning("readiness: %s%s: %s: %s", shown, where, exc.__class__.__name__, exc)
+    return shown
+
+
 def _check_database() -> str | None:
     try:
         with connection.cursor() as cursor:
             cursor.execute("SELECT 1")
             cursor.fetchone()
     except Exception as exc:  # any driver error means "not ready"
-        return f"database unreachable: {exc.__class__.__name__}: {exc}"
+        return _failed(DATABASE_UNAVAILABLE, exc)
     return None
 
 
@@ -43,21 +60,28 @@ def _check_broker() -> str | None:
         with celery_app.connection_for_write() as conn:
             conn.ensure_connection(max_retries=1, timeout=2)
     except Exception as exc:
-        return f"broker {settings.CELERY_BROKER_URL.split('@')[-1]} unreachable: {exc}"
+        where = settings.CELERY_BROKER_URL.split("@")[-1]  # never the credentials
+        return _failed(BROKER_UNAVAILABLE, exc, f" ({where})")
     return None
 
 
 def _workers(liveness: WorkerLiveness) -> dict:
     return {
-        "alive": liveness.alive,
+        "alive": liveness.alive,  # that run actions
         "last_seen": liveness.last_seen.isoformat() if liveness.last_seen else None,
         "stale_after_seconds": liveness.stale_after,
+        "queues": {queue.name: queue.alive for queue in liveness.queues},
     }
 
 
 def _problem(liveness: WorkerLiveness) -> str:
     with translation.override(None):  # probes and their logs read English
         return liveness.problem
+
+
+def _queue_problem(liveness: WorkerLiveness) -> str:
+    with translation.override(None):
+        return "; ".join(liveness.queue_problems)
 
 
 @never_cache
@@ -72,12 +96,13 @@ def readyz(request: HttpRequest):
     try:
         liveness = worker_liveness_get()
     except Exception as exc:  # say, migrations not applied yet: still ready to serve
-        checks["worker"] = f"unknown: {exc.__class__.__name__}: {exc}"
+        checks["worker"] = _failed(WORKER_UNKNOWN, exc)
         return JsonResponse({"status": "degraded", "checks": checks})
     checks["worker"] = _problem(liveness) or "ok"
+    checks["queues"] = _queue_problem(liveness) or "ok"
     return JsonResponse(
         {
-            "status": "ok" if liveness.ok else "degraded",
+            "status": "ok" if liveness.ok and checks["queues"] == "ok" else "degraded",
             "checks": checks,
             "workers": _workers(liveness),
         }
@@ -87,17 +112,19 @@ def readyz(request: HttpRequest):
 @never_cache
 @require_GET
 def readyz_worker(request: HttpRequest):
-    """200 while at least one worker has beaten within WORKER_HEARTBEAT_STALE_SECONDS."""
+    """200 while at least one worker that runs actions has beaten within
+    WORKER_HEARTBEAT_STALE_SECONDS, and every other queue has a live consumer."""
     try:
         liveness = worker_liveness_get()
     except Exception as exc:  # no database, no knowing
+        problem = _check_database() or _failed(DATABASE_UNAVAILABLE, exc)
         return JsonResponse(
-            {"status": "unavailable", "problems": {"database": _check_database() or str(exc)}},
-            status=503,
+            {"status": "unavailable", "problems": {"database": problem}}, status=503
         )
-    if not liveness.ok:
+    problems = {"worker": _problem(liveness), "queues": _queue_problem(liveness)}
+    if any(problems.values()):
         return JsonResponse(
-            {"status": "unavailable", "problems": {"worker": _problem(liveness)},
+            {"status": "unavailable", "problems": {k: v for k, v in problems.items() if v},
              "workers": _workers(liveness)},
             status=503,
         )  # fmt: skip

@@ -8,7 +8,8 @@ Why a consumer step on the consumer's own timer, and not a beat task or a thread
   is driven by its event loop (Redis), so a loop that stops consuming stops beating;
   a stopped (SIGSTOP) or dead worker beats no more, whatever the transport.
 The step stops with the consumer (a lost broker connection stops beating until it is
-back) and marks the row stopped on a clean shutdown.
+back) and marks the row stopped on a clean shutdown. Each beat says which queues the
+worker consumes, so the actions worker and the notifier are told apart (console.liveness).
 """
 
 import logging
@@ -18,6 +19,15 @@ from celery import bootsteps
 from django.conf import settings
 
 log = logging.getLogger(__name__)
+
+
+def consumed_queues(consumer) -> list[str]:
+    """The queues a worker's consumer takes from: its live task consumer's (control
+    commands may add or cancel one), else the worker's -Q (every queue without it)."""
+    task_consumer = getattr(consumer, "task_consumer", None)
+    if task_consumer is not None and task_consumer.queues:
+        return sorted({queue.name for queue in task_consumer.queues})
+    return sorted(consumer.app.amqp.queues.consume_from)
 
 
 class WorkerHeartbeatStep(bootsteps.StartStopStep):
@@ -32,8 +42,8 @@ class WorkerHeartbeatStep(bootsteps.StartStopStep):
         interval = min(
             settings.WORKER_HEARTBEAT_SECONDS, settings.WORKER_HEARTBEAT_STALE_SECONDS / 3
         )
-        self._beat(c.hostname, starting=True)
-        self.tref = c.timer.call_repeatedly(interval, self._beat, (c.hostname,))
+        self._beat(c, starting=True)
+        self.tref = c.timer.call_repeatedly(interval, self._beat, (c,))
 
     def stop(self, c) -> None:
         if self.tref is not None:
@@ -44,11 +54,13 @@ class WorkerHeartbeatStep(bootsteps.StartStopStep):
         self.stop(c)
         self._write("stop", c.hostname)
 
-    def _beat(self, hostname: str, starting: bool = False) -> None:
-        self._write("beat", hostname, starting=starting)
+    def _beat(self, c, starting: bool = False) -> None:
+        self._write("beat", c.hostname, starting=starting, queues=consumed_queues(c))
 
     @staticmethod
-    def _write(what: str, hostname: str, starting: bool = False) -> None:
+    def _write(
+        what: str, hostname: str, starting: bool = False, queues: list[str] | None = None
+    ) -> None:
         from django.db import close_old_connections
 
         from console.liveness import worker_heartbeat_record, worker_heartbeat_stop
@@ -58,6 +70,8 @@ class WorkerHeartbeatStep(bootsteps.StartStopStep):
             if what == "stop":
                 worker_heartbeat_stop(hostname=hostname)
             else:
-                worker_heartbeat_record(hostname=hostname, pid=os.getpid(), starting=starting)
+                worker_heartbeat_record(
+                    hostname=hostname, pid=os.getpid(), starting=starting, queues=queues
+                )
         except Exception:  # a database hiccup must not kill the worker; the beat goes stale
             log.warning("worker heartbeat (%s) not recorded", what, exc_info=True)

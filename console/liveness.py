@@ -1,25 +1,35 @@
-"""Is any Celery worker alive? Writes (the worker's heartbeat), the read shared by
-/readyz, the page banner and the run cards, and a registry of waiting work.
+"""Is a Celery worker alive to run actions? Writes (the worker's heartbeat, with the
+queues it consumes), the read shared by /readyz, the page banner and the run cards, and
+a registry of waiting work.
+
+"A worker" is one that consumes the queue action runs go to: the notifier (queue
+"notifications" only) beats too, and must not make a dead actions worker look alive.
+Every other queue is reported on its own when workers of its own serve it.
 
 Console is the lowest layer and cannot count a higher app's queue, so higher apps
 register a counter for the banner ("M action runs are waiting") in their AppConfig.ready.
 """
 
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Count, Max, Q
+from django.db.models import Aggregate, Count, Max, Q
 from django.db.models.functions import Now
 from django.utils import timezone
 from django.utils.functional import Promise
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
+from console.celery_routes import QUEUES, TASK_ROUTES
 from console.errors import DomainError
 from console.models import WorkerHeartbeat
+
+# The queue a worker must consume to count as "a worker" (the one action runs go to).
+ACTIONS_QUEUE = TASK_ROUTES["runbooks.tasks.action_run_execute"]["queue"]
 
 # Rows of workers gone for this long are deleted (pod names change on every deploy).
 FORGET_AFTER = timedelta(days=7)
@@ -30,12 +40,27 @@ def _check_hostname(hostname: str) -> None:
         raise DomainError("A worker heartbeat needs a hostname of 1 to 255 characters.")
 
 
+def _queues_field(queues: Collection[str] | None) -> str:
+    if queues is None:
+        return ""
+    value = ",".join(sorted(set(queues)))
+    if not value or len(value) > 255 or not re.fullmatch(r"[\w.:-]+(,[\w.:-]+)*", value):
+        raise DomainError(
+            "A worker heartbeat needs the names of the queues the worker consumes "
+            "(letters, digits, '_', '.', ':', '-'; 255 characters in all)."
+        )
+    return value
+
+
 @transaction.atomic
-def worker_heartbeat_record(*, hostname: str, pid: int, starting: bool = False) -> None:
-    """The worker `hostname` is alive now. Times come from the database's clock, which
-    every web and worker process shares, so host clock skew cannot fake a live worker."""
+def worker_heartbeat_record(
+    *, hostname: str, pid: int, starting: bool = False, queues: Collection[str] | None = None
+) -> None:
+    """The worker `hostname`, consuming `queues` (None: not told, taken as every queue),
+    is alive now. Times come from the database's clock, which every web and worker
+    process shares, so host clock skew cannot fake a live worker."""
     _check_hostname(hostname)
-    fields = {"last_seen": Now(), "pid": pid, "stopped_at": None}
+    fields = {"last_seen": Now(), "pid": pid, "stopped_at": None, "queues": _queues_field(queues)}
     if starting:
         fields["started_at"] = Now()
         WorkerHeartbeat.objects.filter(last_seen__lt=Now() - FORGET_AFTER).delete()
@@ -51,14 +76,54 @@ def worker_heartbeat_stop(*, hostname: str) -> None:
 
 
 @dataclass(frozen=True)
+class QueueLiveness:
+    name: str
+    alive: int  # workers consuming it that beat within the staleness window
+    last_seen: datetime | None  # the latest heartbeat of one of them, or None: never
+    own_workers: bool  # served by workers that do not run actions (the notifier)
+
+    def problem(self) -> str:
+        """Nobody consumes this queue, in the active language; empty when somebody does."""
+        if self.alive:
+            return ""
+        if self.last_seen is None:
+            return _("No worker for the %(queue)s queue has been seen yet") % {"queue": self.name}
+        seconds = max(0, int((timezone.now() - self.last_seen).total_seconds()))
+        if seconds < 60:
+            return ngettext(
+                "No worker for the %(queue)s queue has been seen for %(n)s second",
+                "No worker for the %(queue)s queue has been seen for %(n)s seconds",
+                seconds,
+            ) % {"queue": self.name, "n": seconds}
+        minutes = seconds // 60
+        return ngettext(
+            "No worker for the %(queue)s queue has been seen for %(n)s minute",
+            "No worker for the %(queue)s queue has been seen for %(n)s minutes",
+            minutes,
+        ) % {"queue": self.name, "n": minutes}
+
+
+@dataclass(frozen=True)
 class WorkerLiveness:
-    alive: int  # workers that beat within the staleness window
-    last_seen: datetime | None  # the latest heartbeat of any worker, or None: never
+    alive: int  # workers that run actions and beat within the staleness window
+    last_seen: datetime | None  # the latest heartbeat of such a worker, or None: never
     stale_after: int  # seconds
+    queues: tuple[QueueLiveness, ...] = ()  # every declared queue, in QUEUES order
 
     @property
     def ok(self) -> bool:
         return self.alive > 0
+
+    @property
+    def queue_problems(self) -> list[str]:
+        """The other queues nobody consumes. A queue is named when workers of its own
+        serve it (the notifier), or while the actions workers are alive: when one worker
+        takes every queue, its silence is the one `problem`, not one more per queue."""
+        return [
+            queue.problem()
+            for queue in self.queues
+            if queue.name != ACTIONS_QUEUE and not queue.alive and (queue.own_workers or self.ok)
+        ]
 
     @property
     def problem(self) -> str:
@@ -83,12 +148,35 @@ class WorkerLiveness:
         ) % {"n": minutes}
 
 
+def _consumes(queue: str) -> Q:
+    # "" is a row of a worker from before queues were recorded: it consumed them all.
+    return Q(queues="") | Q(queues__regex=rf"(^|,){re.escape(queue)}(,|$)")
+
+
 def worker_liveness_get() -> WorkerLiveness:
-    """One query, whatever the number of workers."""
+    """One query, whatever the number of workers and queues."""
     stale_after = settings.WORKER_HEARTBEAT_STALE_SECONDS
     fresh = Q(stopped_at__isnull=True, last_seen__gte=Now() - timedelta(seconds=stale_after))
-    row = WorkerHeartbeat.objects.aggregate(alive=Count("pk", filter=fresh), last=Max("last_seen"))
-    return WorkerLiveness(alive=row["alive"], last_seen=row["last"], stale_after=stale_after)
+    names = [q.name for q in QUEUES]
+    aggregates: dict[str, Aggregate] = {}
+    for i, name in enumerate(names):
+        aggregates[f"alive_{i}"] = Count("pk", filter=fresh & _consumes(name))
+        aggregates[f"last_{i}"] = Max("last_seen", filter=_consumes(name))
+        aggregates[f"own_{i}"] = Count("pk", filter=_consumes(name) & ~_consumes(ACTIONS_QUEUE))
+    row = WorkerHeartbeat.objects.aggregate(**aggregates)
+    queues = tuple(
+        QueueLiveness(
+            name=name,
+            alive=row[f"alive_{i}"],
+            last_seen=row[f"last_{i}"],
+            own_workers=row[f"own_{i}"] > 0,
+        )
+        for i, name in enumerate(names)
+    )
+    (actions,) = [q for q in queues if q.name == ACTIONS_QUEUE]
+    return WorkerLiveness(
+        alive=actions.alive, last_seen=actions.last_seen, stale_after=stale_after, queues=queues
+    )
 
 
 @dataclass(frozen=True)
@@ -117,10 +205,12 @@ def waiting_work_register(
 
 
 def worker_banner_text(liveness: WorkerLiveness) -> str:
-    """The page banner when no worker is alive, else ''. One query per registered
-    counter, and none while a worker is alive."""
+    """The page banner when no worker is alive or a queue has nobody (the notifier is
+    gone: notifications wait), else ''. One query per registered counter, and none while
+    a worker is alive."""
     if liveness.ok:
-        return ""
+        problems = liveness.queue_problems
+        return _("%(problem)s.") % {"problem": "; ".join(problems)} if problems else ""
     waiting = "; ".join(work.describe() for work in _waiting_work.values())
     if waiting:
         return _("%(problem)s; %(waiting)s.") % {"problem": liveness.problem, "waiting": waiting}

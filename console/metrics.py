@@ -128,14 +128,23 @@ class StateCollector(Collector):
             return
         alive = GaugeMetricFamily(
             "console_workers_alive",
-            "Celery workers whose heartbeat is fresher than WORKER_HEARTBEAT_STALE_SECONDS.",
+            "Celery workers that run actions whose heartbeat is fresher than "
+            "WORKER_HEARTBEAT_STALE_SECONDS (a notifier does not count).",
         )
         alive.add_metric([], liveness.alive)
         yield alive
+        consumers = GaugeMetricFamily(
+            "console_queue_consumers",
+            "Celery workers with a fresh heartbeat that consume a queue.",
+            labels=["queue"],
+        )
+        for queue in liveness.queues:
+            consumers.add_metric([queue.name], queue.alive)
+        yield consumers
         if liveness.last_seen is not None:
             age = GaugeMetricFamily(
                 "console_worker_heartbeat_age_seconds",
-                "Seconds since the latest heartbeat of any Celery worker.",
+                "Seconds since the latest heartbeat of a Celery worker that runs actions.",
             )
             age.add_metric([], max(0.0, (timezone.now() - liveness.last_seen).total_seconds()))
             yield age

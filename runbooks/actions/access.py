@@ -80,12 +80,17 @@ def kubernetes_access() -> Access:
     return found
 
 
-def log_access_at_worker_start(**_kwargs) -> None:
+def log_access_at_worker_start(sender=None, **_kwargs) -> None:
     """celery worker_ready: say loudly what is missing (never stop the worker for it), and
     take a first look at the tracked ConfigMaps, so a router change made right after
-    start-up already has a "before" to roll back to."""
+    start-up already has a "before" to roll back to. Only on a worker that runs actions
+    (`sender`, its consumer): the notifier has no Kubernetes credentials, by design."""
+    from console.heartbeat import consumed_queues
+    from console.liveness import ACTIONS_QUEUE
     from runbooks.actions.execution import config_revisions_capture_now
 
+    if sender is not None and ACTIONS_QUEUE not in consumed_queues(sender):
+        return
     access = kubernetes_access_check()
     if access.ok:
         try:

@@ -106,7 +106,8 @@ class Stack:
         web = [str(BIN / "gunicorn"), "console.wsgi:application", "--workers", "2",
                "--threads", "4", "--bind", f"127.0.0.1:{self.web_port}"]  # fmt: skip
         self.start("web", web)
-        worker = [str(BIN / "celery"), "-A", "console", "worker", "-Q", "default,actions",
+        worker = [str(BIN / "celery"), "-A", "console", "worker",
+                  "-Q", "default,actions,notifications",
                   "--concurrency", "1", "--loglevel", "WARNING"]  # fmt: skip
         self.start("worker", worker)
         wait(lambda: requests.get(self.web + "/readyz", timeout=1).ok, "the web server")
@@ -139,12 +140,14 @@ class Stack:
 
 
 def incident_and_token(stack: Stack) -> tuple[int, str]:
-    stack.manage("shell", "-c", (
+    made = stack.manage("shell", "-c", (
         "from django.contrib.auth.models import User, Group; from console import roles;"
+        "from console.api_tokens import api_token_issue;"
         "roles.roles_sync(); u = User.objects.create_user('bench');"
-        "u.groups.add(Group.objects.get(name=roles.RESPONDER))"
+        "u.groups.add(Group.objects.get(name=roles.RESPONDER));"
+        "print(api_token_issue(user=u, client='bench')[1])"
     ))  # fmt: skip
-    token = stack.manage("drf_create_token", "bench").split()[2]
+    token = made.split()[-1]
     labels = {"alertname": "VLLMKVCachePressure", "severity": "warning", "namespace": NS,
               "lws": LWS, "runbook": "long-context-kv", "pod": f"{LWS}-0"}  # fmt: skip
     body = {"version": "4", "status": "firing", "receiver": "console", "groupKey": "bench",

@@ -309,7 +309,9 @@ def main() -> int:
             CELERY_BROKER_KEY_PREFIX=key_prefix, CACHE_KEY_PREFIX=key_prefix, LOG_LEVEL="INFO",
         )  # fmt: skip
         worker = stack.start_worker(
-            env, tmp / "worker.log", ["-Q", "default,actions", "--concurrency", "2", "-l", "info"]
+            env,
+            tmp / "worker.log",
+            ["-Q", "default,actions,notifications", "--concurrency", "2", "-l", "info"],
         )
         port = stack.free_port()
         args = ["-c", "python:console.gunicorn_conf", *WEB_ARGS]

@@ -53,7 +53,7 @@ def _forget_own_keys(client) -> None:
 
 @pytest.fixture
 def start_worker(require_postgres, redis_broker, tmp_path):
-    """Start real `celery worker` processes consuming the default and actions queues from
+    """Start real `celery worker` processes consuming every queue (console.celery_routes) from
     Redis and writing to the test's own database; `extra_env` adds settings (KUBECONFIG,
     ACTIONS_*). Returns the process; each has its log at `proc.log_path`."""
     procs = []
@@ -65,7 +65,8 @@ def start_worker(require_postgres, redis_broker, tmp_path):
             "DATABASE_URL": database_url(),
             "CELERY_BROKER_URL": REDIS_URL,
             "CELERY_BROKER_KEY_PREFIX": KEY_PREFIX,
-            "SECRET_KEY": "integration-test",
+            # The test process's: the targets it stores are encrypted under it.
+            "SECRET_KEY": os.environ["SECRET_KEY"],
             "ALERTMANAGER_TOKEN": "test-alertmanager-token",
             "VAR_DIR": str(tmp_path),
             **(extra_env or {}),
@@ -74,7 +75,8 @@ def start_worker(require_postgres, redis_broker, tmp_path):
         log_path = tmp_path / f"worker-{n}.log"
         log = open(log_path, "w+")  # noqa: SIM115
         proc = subprocess.Popen(
-            [str(BIN / "celery"), "-A", "console", "worker", "-Q", "default,actions",
+            [str(BIN / "celery"), "-A", "console", "worker",
+             "-Q", "default,actions,notifications",
              "--concurrency", str(concurrency), "--pool", "prefork", "--loglevel", "INFO",
              "--hostname", f"test-{os.getpid()}-{n}@%h"],
             cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,

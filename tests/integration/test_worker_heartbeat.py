@@ -23,6 +23,7 @@ def test_heartbeat_appears_goes_stale_when_frozen_and_returns(start_worker, sett
     row = WorkerHeartbeat.objects.get()
     assert row.pid == worker.pid
     assert row.hostname.startswith(f"test-{os.getpid()}-0@")
+    assert row.queues == "actions,default,notifications"  # its -Q: a test worker takes all
     assert client.get("/readyz").json()["checks"]["worker"] == "ok"
 
     os.kill(worker.pid, signal.SIGSTOP)

@@ -1,7 +1,8 @@
 """`make run`: the whole loop on one machine with no server to install.
 
 Migrates, loads the demo data, then supervises the processes: gunicorn (web), a Celery
-worker with embedded beat (sharing the SQLite file in WAL mode and kombu's filesystem
+worker with embedded beat for actions and the rest, a second one for outgoing
+notifications (sharing the SQLite file in WAL mode and kombu's filesystem
 broker under VAR_DIR), the vLLM fleet simulator (a test double for the cluster),
 Prometheus and Alertmanager (the real programs, when installed). Ctrl-C stops them all;
 if one dies, all stop, with every process they started (console.supervisor).
@@ -23,7 +24,7 @@ BIN = Path(sys.executable).parent
 
 
 class Command(BaseCommand):
-    help = "Run web + worker + beat on embedded defaults (SQLite, filesystem broker)."
+    help = "Run web + worker + beat + notifier on embedded defaults (SQLite, filesystem broker)."
 
     def add_arguments(self, parser):
         parser.add_argument("--host", default=os.environ.get("HOST", "127.0.0.1"))
@@ -110,7 +111,15 @@ class Command(BaseCommand):
             "--concurrency", "1", "--loglevel", "INFO", "--beat",
             "--schedule", str(var / "celerybeat-schedule"),
         ]  # fmt: skip
-        return {"web": web, "worker": worker}
+        # Deliveries wait on other people's servers: processes of their own, so slow
+        # targets never hold the slot an action run needs. Its own node name (heartbeats
+        # are per node), no beat (one is enough). One pool process: SQLite takes one
+        # writer at a time anyway, and each process costs about 90 MB.
+        notifier = [
+            str(BIN / "celery"), "-A", "console", "worker", "-Q", "notifications",
+            "-n", "notifications@%h", "--concurrency", "1", "--loglevel", "INFO",
+        ]  # fmt: skip
+        return {"web": web, "worker": worker, "notifier": notifier}
 
     def _banner(self, host, port, creds, ports: Ports | None, commands) -> None:
         lines = [

@@ -70,6 +70,16 @@ def test_queue_depth_and_worker_liveness_are_read_at_scrape_time(client):
     assert 0 <= value(samples, "console_worker_heartbeat_age_seconds") < 60
 
 
+def test_a_notifier_is_not_a_worker_but_its_queue_has_a_consumer(client):
+    worker_heartbeat_record(hostname="notifications@n-0", pid=1, queues=["notifications"])
+    samples = scrape(client)
+    assert value(samples, "console_workers_alive") == 0
+    consumers = {labels: v for (name, labels), v in samples.items()
+                 if name == "console_queue_consumers"}  # fmt: skip
+    assert consumers == {(("queue", "default"),): 0, (("queue", "actions"),): 0,
+                         (("queue", "notifications"),): 1}  # fmt: skip
+
+
 def test_a_broker_that_does_not_answer_leaves_queue_depth_out(client):
     from console.celery import app as celery_app
 

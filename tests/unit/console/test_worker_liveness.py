@@ -12,7 +12,8 @@ from django.utils import timezone
 
 from console import roles
 from console.context_processors import console as console_context
-from console.liveness import worker_heartbeat_record, worker_heartbeat_stop
+from console.errors import DomainError
+from console.liveness import worker_heartbeat_record, worker_heartbeat_stop, worker_liveness_get
 from console.models import WorkerHeartbeat
 from runbooks.actions import services
 from tests.factories import IncidentFactory
@@ -27,8 +28,8 @@ def no_kubernetes(settings, monkeypatch):
     monkeypatch.delenv("KUBERNETES_SERVICE_HOST", raising=False)
 
 
-def beat(hostname="worker-1@pod", *, ago: timedelta | None = None):
-    worker_heartbeat_record(hostname=hostname, pid=123, starting=True)
+def beat(hostname="worker-1@pod", *, ago: timedelta | None = None, queues=None):
+    worker_heartbeat_record(hostname=hostname, pid=123, starting=True, queues=queues)
     if ago is not None:
         WorkerHeartbeat.objects.filter(hostname=hostname).update(last_seen=timezone.now() - ago)
 
@@ -65,7 +66,11 @@ def test_readyz_with_no_worker_ever_seen_stays_200_and_names_it(client):
     assert body["status"] == "degraded"
     assert body["checks"]["database"] == "ok"
     assert body["checks"]["worker"] == "No worker has been seen yet"
-    assert body["workers"] == {"alive": 0, "last_seen": None, "stale_after_seconds": 60}
+    assert body["checks"]["queues"] == "ok"  # nothing known beyond "no worker"
+    assert body["workers"] == {
+        "alive": 0, "last_seen": None, "stale_after_seconds": 60,
+        "queues": {"default": 0, "actions": 0, "notifications": 0},
+    }  # fmt: skip
 
 
 def test_readyz_with_a_fresh_heartbeat_is_ok(client):
@@ -99,6 +104,82 @@ def test_a_cleanly_stopped_worker_stops_counting_at_once(client):
     beat()
     worker_heartbeat_stop(hostname="worker-1@pod")
     assert client.get("/readyz/worker").status_code == 503
+
+
+# --- the actions worker and the notifier ------------------------------------------------
+ACTIONS_WORKER = ("default", "actions")
+NOTIFIER = ("notifications",)
+
+
+def test_a_live_notifier_does_not_hide_a_dead_actions_worker(client, rita):
+    queue_runs(rita.user, 1)
+    beat("celery@pod-a", queues=ACTIONS_WORKER, ago=timedelta(minutes=5, seconds=3))
+    beat("notifications@pod-b", queues=NOTIFIER)
+    body = client.get("/readyz").json()
+    assert body["status"] == "degraded"
+    assert body["checks"]["worker"] == "No worker has been seen for 5 minutes"
+    assert body["checks"]["queues"] == "ok"
+    assert body["workers"]["alive"] == 0  # workers that run actions
+    assert body["workers"]["queues"] == {"default": 0, "actions": 0, "notifications": 1}
+    worker = client.get("/readyz/worker")
+    assert worker.status_code == 503
+    assert worker.json()["problems"] == {"worker": "No worker has been seen for 5 minutes"}
+    assert banner_of(rita.get("/").content.decode()) == (
+        "No worker has been seen for 5 minutes; 1 action run is waiting."
+    )
+
+
+def test_a_stale_notifier_is_reported_beside_a_live_actions_worker(client, rita):
+    beat("celery@pod-a", queues=ACTIONS_WORKER)
+    beat("notifications@pod-b", queues=NOTIFIER, ago=timedelta(minutes=3, seconds=2))
+    body = client.get("/readyz").json()
+    assert body["status"] == "degraded"
+    assert body["checks"]["worker"] == "ok"
+    stale = "No worker for the notifications queue has been seen for 3 minutes"
+    assert body["checks"]["queues"] == stale
+    assert body["workers"]["alive"] == 1
+    worker = client.get("/readyz/worker")
+    assert worker.status_code == 503
+    assert worker.json()["problems"] == {"queues": stale}
+    assert banner_of(rita.get("/").content.decode()) == f"{stale}."
+    # Back: nothing to report.
+    beat("notifications@pod-b", queues=NOTIFIER)
+    assert client.get("/readyz").json()["status"] == "ok"
+    assert client.get("/readyz/worker").status_code == 200
+    assert banner_of(rita.get("/").content.decode()) is None
+
+
+def test_a_notifier_never_started_is_named(client):
+    beat("celery@pod-a", queues=ACTIONS_WORKER)
+    body = client.get("/readyz").json()
+    assert body["checks"]["queues"] == "No worker for the notifications queue has been seen yet"
+
+
+def test_one_worker_taking_every_queue_is_reported_once(client):
+    """A single worker (a test stack; rows from before queues were recorded): its silence
+    is the worker problem, not one more per queue."""
+    beat("celery@pod-a", queues=("default", "actions", "notifications"), ago=timedelta(minutes=2))
+    beat("old@pod-b", ago=timedelta(minutes=3))  # queues not recorded: every queue
+    body = client.get("/readyz").json()
+    assert body["checks"] == {"database": "ok", "broker": "ok", "queues": "ok",
+                              "worker": "No worker has been seen for 2 minutes"}  # fmt: skip
+    assert client.get("/readyz/worker").json()["problems"] == {
+        "worker": "No worker has been seen for 2 minutes"
+    }
+
+
+def test_queue_names_are_matched_whole():
+    beat("celery@pod-a", queues=("default", "actions"))
+    beat("n@pod-b", queues=("notifications-old",))
+    liveness = worker_liveness_get()
+    assert [(q.name, q.alive) for q in liveness.queues] == [
+        ("default", 1), ("actions", 1), ("notifications", 0)
+    ]  # fmt: skip
+
+
+def test_a_heartbeat_with_an_undeclared_queue_list_is_refused():
+    with pytest.raises(DomainError, match="queue"):
+        worker_heartbeat_record(hostname="w@pod", pid=1, queues=("a" * 300,))
 
 
 # --- banner and run card ---------------------------------------------------------------

@@ -40,3 +40,22 @@ def test_worker_token_is_enough_and_read_only_is_named(sim, settings, client, ma
     assert any(m.startswith("patch leaderworkersets/scale") for m in access.missing)
     log_access_at_worker_start()
     assert "missing permission: patch leaderworkersets/scale" in caplog.text
+
+
+def test_a_worker_without_the_actions_queue_does_not_check(sim, settings, caplog):
+    """The notifier (queue "notifications" only) has no Kubernetes credentials: it must
+    not log missing permissions at start-up. `sender` is Celery's consumer, as the
+    worker_ready signal sends it."""
+    from types import SimpleNamespace
+
+    from kombu import Queue
+
+    settings.KUBECONFIG = str(sim.kubeconfig("read-only"))
+
+    def consumer(*queues):
+        return SimpleNamespace(task_consumer=SimpleNamespace(queues=[Queue(q) for q in queues]))
+
+    log_access_at_worker_start(sender=consumer("notifications"))
+    assert "missing permission" not in caplog.text
+    log_access_at_worker_start(sender=consumer("default", "actions"))
+    assert "missing permission: patch leaderworkersets/scale" in caplog.text
