@@ -7,6 +7,7 @@ Production sets DATABASE_URL=postgres://… and CELERY_BROKER_URL=redis://….
 
 import os
 import secrets
+from datetime import timedelta
 from pathlib import Path
 
 from csp.constants import NONE, SELF
@@ -36,6 +37,18 @@ if not SECRET_KEY:
     if not (EMBEDDED or DEBUG):
         raise ImproperlyConfigured("SECRET_KEY must be set (production settings).")
     SECRET_KEY = _local_secret("secret_key")
+# A changed SECRET_KEY: the old ones, comma-separated, so sessions and the secrets stored
+# encrypted (console/encryption.py derives their keys from SECRET_KEY) still read.
+SECRET_KEY_FALLBACKS = env.list("SECRET_KEY_FALLBACKS", default=[])
+# Secrets at rest (console/encryption.py): comma-separated keys of 32+ random characters;
+# the first encrypts, the others only decrypt (rotation: the new key first, then
+# `manage.py secrets_rotate`, then drop the old). `check --deploy` requires one.
+FIELD_ENCRYPTION_KEYS = [
+    k.strip() for k in env.list("FIELD_ENCRYPTION_KEYS", default=[]) if k.strip()
+]
+if not FIELD_ENCRYPTION_KEYS and EMBEDDED:
+    FIELD_ENCRYPTION_KEYS = [_local_secret("field_encryption_key")]
+SALT_KEY = FIELD_ENCRYPTION_KEYS  # django-fernet-encrypted-fields' name for them
 ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["localhost", "127.0.0.1", "[::1]"])
 # In Kubernetes, the pod's own IP (downward API): kubelet probes and Prometheus address
 # the pod by IP, and Django would refuse that Host header otherwise.
@@ -52,7 +65,7 @@ INSTALLED_APPS = [
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
     "rest_framework",
-    "rest_framework.authtoken",
+    "knox",  # API tokens (console/api_tokens.py); rest_framework.authtoken kept them in clear
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "django_htmx",
@@ -276,7 +289,7 @@ CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         # Token first: an anonymous API call then gets 401 with WWW-Authenticate.
-        "rest_framework.authentication.TokenAuthentication",
+        "console.api_token_auth.ApiTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["console.permissions.HasConsoleRole"],
@@ -286,6 +299,30 @@ REST_FRAMEWORK = {
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "EXCEPTION_HANDLER": "console.api_errors.exception_handler",
 }
+# API tokens (django-rest-knox; console/api_tokens.py): hashed at rest, one per client,
+# each ending API_TOKEN_TTL_HOURS after it was issued (at most a year). No auto-refresh:
+# a token in use would otherwise never end, and a leaked one would live as long as it is
+# used; people fetch a new token and revoke the old one instead.
+API_TOKEN_TTL_MAX_HOURS = 365 * 24
+API_TOKEN_TTL_HOURS = env.int("API_TOKEN_TTL_HOURS", default=30 * 24)
+if not 1 <= API_TOKEN_TTL_HOURS <= API_TOKEN_TTL_MAX_HOURS:
+    raise ImproperlyConfigured(
+        f"API_TOKEN_TTL_HOURS must be between 1 and {API_TOKEN_TTL_MAX_HOURS} (a year); "
+        f"it is {API_TOKEN_TTL_HOURS}."
+    )
+API_TOKEN_LIMIT_PER_USER = env.int("API_TOKEN_LIMIT_PER_USER", default=10)
+if API_TOKEN_LIMIT_PER_USER < 1:
+    raise ImproperlyConfigured("API_TOKEN_LIMIT_PER_USER must be 1 or more.")
+KNOX_TOKEN_MODEL = "console.ApiToken"  # noqa: S105  (a model name)
+REST_KNOX = {
+    "TOKEN_TTL": timedelta(hours=API_TOKEN_TTL_HOURS),
+    "TOKEN_LIMIT_PER_USER": API_TOKEN_LIMIT_PER_USER,
+    "AUTO_REFRESH": False,
+    "AUTH_HEADER_PREFIX": "Token",  # `Authorization: Token <key>`, as before
+}
+# knox's own migrations would make a table for its default model, unused here (swapped for
+# console.ApiToken, whose table console's migrations make).
+MIGRATION_MODULES = {"knox": None}
 SPECTACULAR_SETTINGS = {
     "TITLE": "LLM incident console API",
     "DESCRIPTION": "Alertmanager ingestion, incidents, timeline and lifecycle.",
@@ -316,6 +353,9 @@ SPECTACULAR_SETTINGS = {
 ALERTMANAGER_TOKEN = env.str("ALERTMANAGER_TOKEN", default="")
 if not ALERTMANAGER_TOKEN and EMBEDDED:
     ALERTMANAGER_TOKEN = _local_secret("alertmanager_token")
+# During a rotation, the token Alertmanager may still send; empty once every Alertmanager
+# sends the new one (the webhook's log line says which token each delivery used).
+ALERTMANAGER_TOKEN_PREVIOUS = env.str("ALERTMANAGER_TOKEN_PREVIOUS", default="")
 WEBHOOK_MAX_BYTES = env.int("WEBHOOK_MAX_BYTES", default=2 * 1024 * 1024)
 DATA_UPLOAD_MAX_MEMORY_SIZE = max(WEBHOOK_MAX_BYTES + 1024, 2_621_440)
 # Grouping: empty = Alertmanager's groupKey; otherwise these alert labels, in order.

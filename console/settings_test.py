@@ -25,6 +25,7 @@ if "DATABASE_URL" not in os.environ:
     elif os.environ.get("REQUIRE_SERVICES") == "1":
         raise RuntimeError("REQUIRE_SERVICES=1 but PostgreSQL is not reachable on 127.0.0.1:5432")
 os.environ.setdefault("SECRET_KEY", "test-secret-key-not-for-production")
+os.environ.setdefault("FIELD_ENCRYPTION_KEYS", "test-field-encryption-key-not-for-production")
 # Every run owns its PostgreSQL test database and its Redis keys, so two checkouts (or two
 # people) can run the suite on one machine at once without touching each other's data.
 TEST_RUN_ID = os.environ.setdefault("TEST_RUN_ID", str(os.getpid()))

@@ -12,6 +12,8 @@ from django.utils.text import format_lazy
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
+from console.encryption import EncryptedCharField, EncryptedURLField
+from console.outgoing import OutgoingRefused, check_url_form, url_check
 from incidents.models import Severity
 
 SLACK_HOSTS = ("hooks.slack.com", "hooks.slack-gov.com")
@@ -56,13 +58,14 @@ class Target(models.Model):
     name = models.CharField(gettext_lazy("name"), max_length=100, unique=True)
     kind = models.CharField(gettext_lazy("kind"), max_length=16, choices=TargetKind.choices)
     enabled = models.BooleanField(gettext_lazy("enabled"), default=True)
-    url = models.URLField(
+    # Stored encrypted (console/encryption.py): a SELECT shows Fernet tokens only.
+    url = EncryptedURLField(
         gettext_lazy("url"),
         max_length=2000,
         blank=True,
         help_text=gettext_lazy("Slack or webhook targets."),
     )
-    secret = models.CharField(
+    secret = EncryptedCharField(
         gettext_lazy("secret"),
         max_length=200,
         blank=True,
@@ -121,6 +124,14 @@ class Target(models.Model):
                     "Paste the incoming webhook URL Slack gave you: "
                     "https://hooks.slack.com/services/T…/B…/…"
                 )
+        if self.kind in (TargetKind.SLACK, TargetKind.WEBHOOK) and "url" not in errors:
+            # The guard (console/outgoing): no credentials in the URL, and for a webhook no
+            # internal address among those its host resolves to. Sending checks again,
+            # pinned to the address it connects to.
+            try:
+                (url_check if self.kind == TargetKind.WEBHOOK else check_url_form)(self.url)
+            except OutgoingRefused as exc:
+                errors["url"] = exc.translated()
         if self.kind == TargetKind.WEBHOOK and len(self.secret) < SECRET_MIN_CHARS:
             errors["secret"] = _(
                 "A webhook target needs a signing secret of at least %(count)s "

@@ -17,6 +17,7 @@ _STRIP = (
     "DJANGO_SETTINGS_MODULE", "DATABASE_URL", "SECRET_KEY", "DEBUG", "ALLOWED_HOSTS",
     "SECURE_COOKIES", "SECURE_SSL_REDIRECT", "HSTS_SECONDS", "HSTS_INCLUDE_SUBDOMAINS",
     "HSTS_PRELOAD", "BEHIND_TLS_PROXY", "CSRF_TRUSTED_ORIGINS", "DJANGO_ALLOW_ASYNC_UNSAFE",
+    "FIELD_ENCRYPTION_KEYS", "SECRET_KEY_FALLBACKS",
 )  # fmt: skip
 SHOW = (
     "import json; from django.conf import settings as s; print(json.dumps({k: getattr(s, k) "
@@ -42,6 +43,7 @@ def production(**extra) -> dict:
         "DEBUG": "false",
         "SECRET_KEY": secrets.token_urlsafe(50),
         "ALLOWED_HOSTS": "console.example.internal",
+        "FIELD_ENCRYPTION_KEYS": secrets.token_urlsafe(32),
         **extra,
     }
 
@@ -58,6 +60,28 @@ def test_check_deploy_is_clean_with_production_settings(tmp_path):
     assert done.returncode == 0, output
     assert "WARNINGS" not in output, output
     assert "System check identified no issues" in output
+
+
+@pytest.mark.parametrize(
+    ("keys", "error"),
+    [("", "encryption.E001"), ("too-short", "encryption.E002")],
+)
+def test_check_deploy_requires_a_field_encryption_key_in_production(tmp_path, keys, error):
+    done = run_manage(tmp_path, "check", "--deploy", **production(FIELD_ENCRYPTION_KEYS=keys))
+    output = done.stdout + done.stderr
+    assert done.returncode != 0, output
+    assert error in output, output
+    assert "FIELD_ENCRYPTION_KEYS" in output, output
+
+
+def test_embedded_mode_keeps_a_local_field_encryption_key(tmp_path):
+    show = "from django.conf import settings as s; print(s.FIELD_ENCRYPTION_KEYS)"
+    first = run_manage(tmp_path, "shell", "-c", show)
+    assert first.returncode == 0, first.stderr
+    key = (tmp_path / "field_encryption_key").read_text().strip()
+    assert len(key) >= 32
+    assert key in first.stdout
+    assert run_manage(tmp_path, "shell", "-c", show).stdout == first.stdout  # kept
 
 
 def test_production_is_https_only_by_default(tmp_path):

@@ -77,6 +77,17 @@ def deployment(docs, component: str) -> dict:
     return one(docs, "Deployment", f"incident-console-{component}")
 
 
+def selects(selector: dict, labels: dict) -> bool:
+    """A label selector (matchLabels, matchExpressions with In) matches `labels`."""
+    if not selector.get("matchLabels", {}).items() <= labels.items():
+        return False
+    for expr in selector.get("matchExpressions", []):
+        assert expr["operator"] == "In", expr
+        if labels.get(expr["key"]) not in expr["values"]:
+            return False
+    return True
+
+
 def pod_specs(docs) -> list[tuple[str, dict]]:
     return [
         (d["metadata"]["name"], d["spec"]["template"]["spec"])
@@ -141,7 +152,7 @@ def test_rbac_grants_exactly_the_verbs_the_code_calls(overlay):
         assert one(docs, kind, name)["subjects"] == [subject]
     # Pods that never call the API get no token.
     specs = dict(pod_specs(docs))
-    for name in ("incident-console-beat", "incident-console-migrate"):
+    for name in ("incident-console-beat", "incident-console-migrate", "incident-console-notifier"):
         assert specs[name]["automountServiceAccountToken"] is False
 
 
@@ -198,6 +209,7 @@ def test_production_config_passes_djangos_deploy_checks(tmp_path):
     config = {k: re.sub(r"^/app/", f"{ROOT}/", v) for k, v in config.items()}
     secrets = dict.fromkeys(secret_keys(), "")
     secrets.update(SECRET_KEY=token_urlsafe(50), ALERTMANAGER_TOKEN=token_urlsafe(32),
+                   FIELD_ENCRYPTION_KEYS=token_urlsafe(32),
                    DATABASE_URL="postgres://console:pw@db.example.com:5432/console",
                    CELERY_BROKER_URL="redis://redis.example.com:6379/0")  # fmt: skip
     env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path), "VAR_DIR": str(tmp_path),
@@ -239,7 +251,7 @@ def test_web_worker_beat_and_migrations(overlay):
     pod_ip = {"name": "POD_IP", "valueFrom": {"fieldRef": {"fieldPath": "status.podIP"}}}
     assert pod_ip in gunicorn["env"]  # probes and scrapes address the pod by IP
     # Metrics in multiprocess mode need their directory to exist: a volume of its own.
-    for component in ("web", "worker"):
+    for component in ("web", "worker", "notifier"):
         (container,) = deployment(docs, component)["spec"]["template"]["spec"]["containers"]
         env = {e["name"]: e.get("value") for e in container["env"]}
         mounts = {m["mountPath"] for m in container["volumeMounts"]}
@@ -252,7 +264,7 @@ def test_web_worker_beat_and_migrations(overlay):
     migrate = one(docs, "Job", "incident-console-migrate")["spec"]["template"]["spec"]
     assert migrate["containers"][0]["command"] == ["python", "manage.py", "migrate", "--noinput"]
     # New web and worker pods wait for that Job: `migrate --check` fails while unapplied.
-    for component in ("web", "worker"):
+    for component in ("web", "worker", "notifier"):
         (init,) = deployment(docs, component)["spec"]["template"]["spec"]["initContainers"]
         assert "migrate --check" in init["command"][-1]
 
@@ -270,7 +282,9 @@ def test_autoscaling_and_disruption_budgets(overlay):
     }  # fmt: skip
     budgets = {d["metadata"]["name"] for d in docs if d["kind"] == "PodDisruptionBudget"}
     if overlay == "production":
-        assert budgets == {"incident-console-web", "incident-console-worker"}
+        assert budgets == {
+            "incident-console-web", "incident-console-worker", "incident-console-notifier"
+        }  # fmt: skip
         assert deployment(docs, "web")["spec"]["replicas"] >= 3
 
 
@@ -286,6 +300,13 @@ def test_production_monitoring():
     assert monitor["selector"]["matchLabels"].items() <= service["metadata"]["labels"].items()
     pods = one(docs, "PodMonitor", "incident-console-worker")["spec"]
     assert pods["podMetricsEndpoints"][0]["port"] == "metrics"
+    # Both kinds of worker are scraped, and may receive the scrape.
+    (policy,) = [d for d in docs if d["kind"] == "NetworkPolicy"
+                 and d["metadata"]["name"] == "incident-console-worker-metrics"]  # fmt: skip
+    for component in ("worker", "notifier"):
+        labels = deployment(docs, component)["spec"]["template"]["metadata"]["labels"]
+        for selector in (pods["selector"], policy["spec"]["podSelector"]):
+            assert selects(selector, labels), (component, selector)
     rule = one(docs, "PrometheusRule", "incident-console")
     source = ROOT / "deploy" / "prometheus" / "console-rules" / "console.yml"
     assert rule["spec"]["groups"] == yaml.safe_load(source.read_text())["groups"]
