@@ -4,10 +4,13 @@ and its role, read again from the groups claim at every sign-in.
 A provider account (issuer + `sub`) is linked to the console user made at its first
 sign-in, named by OIDC_USERNAME_CLAIM. An existing console account of that name is never
 taken over: a local or break-glass account could otherwise be claimed by whoever the
-provider calls by the same name. The role is the highest one whose OIDC_<ROLE>_GROUPS
-meets the groups claim; with none, the sign-in is refused and a linked user loses the
-role they had (a person removed from the group at the provider loses it here at their
-next sign-in). The change is written to the audit log with the request's address.
+provider calls by the same name. Nor is a look-alike of one made (a full-width or
+dotted-capital-I `admin` beside `admin`), a name with invisible characters, or a
+service account's reserved name (console/usernames.py, console/service_accounts.py).
+The role is the highest one whose OIDC_<ROLE>_GROUPS meets the groups claim; with none,
+the sign-in is refused and a linked user loses the role they had (a person removed from
+the group at the provider loses it here at their next sign-in). The change is written
+to the audit log with the request's address.
 """
 
 from typing import Any
@@ -25,6 +28,8 @@ from console.audit_models import AuditKind, AuditMethod
 from console.errors import Translatable
 from console.oidc_models import OidcIdentity
 from console.roles import ADMIN, ROLE_ORDER
+from console.service_accounts import is_service_account
+from console.usernames import UsernameRefused, username_check
 
 USERNAME_MAX = 150
 # (User field, standard claim, field length)
@@ -85,6 +90,12 @@ def _username(claims: dict[str, Any]) -> str:
             params={"claim": repr(claim)},
         )
     try:
+        username_check(username)  # invisible characters, look-alikes, reserved names
+    except UsernameRefused as exc:
+        if exc.code == "username_taken" and exc.holder.casefold() == username.casefold():
+            raise _taken(exc.holder) from exc
+        raise SignInRefused(exc.message, params=dict(exc.params)) from exc
+    try:
         if len(username) > USERNAME_MAX:
             raise ValidationError("too long")
         UnicodeUsernameValidator()(username)
@@ -108,21 +119,26 @@ def _profile(claims: dict[str, Any]) -> dict[str, str]:
     }
 
 
+def _taken(username: str) -> SignInRefused:
+    return SignInRefused(
+        gettext_noop(
+            "The console already has an account named %(username)s that does not sign in "
+            "with single sign-on; an admin must rename or deactivate it first."
+        ),
+        params={"username": repr(username)},
+    )
+
+
 def _user_create(*, issuer: str, subject: str, claims: dict[str, Any]) -> User:
     username = _username(claims)
-    if User.objects.filter(username__iexact=username).exists():
-        raise SignInRefused(
-            gettext_noop(
-                "The console already has an account named %(username)s that does not sign in "
-                "with single sign-on; an admin must rename or deactivate it first."
-            ),
-            params={"username": repr(username)},
-        )
+    existing = User.objects.filter(username__iexact=username).first()
+    if existing is not None:  # an account the username keys do not cover (bulk-made)
+        raise _taken(existing.username)
     try:
         with transaction.atomic():
             user = User.objects.create_user(username=username, **_profile(claims))  # no password
             OidcIdentity.objects.create(user=user, issuer=issuer, subject=subject)
-    except IntegrityError as exc:  # the same account signing in twice at once
+    except IntegrityError as exc:  # the same account (or a look-alike) signing in at once
         raise SignInRefused(
             gettext_noop("Your first sign-in is already under way; try again.")
         ) from exc
@@ -184,6 +200,13 @@ def _sync(
         user = _user_create(issuer=issuer, subject=subject, claims=claims)
     else:
         user = identity.user
+        if is_service_account(user):  # linked by hand: a service account has no identity
+            raise SignInRefused(
+                gettext_noop(
+                    "The console account %(username)s is a service account; nobody signs in as it."
+                ),
+                params={"username": repr(user.username)},
+            )
         if not user.is_active:
             raise SignInRefused(
                 gettext_noop(
