@@ -4,7 +4,7 @@ from django.contrib import admin
 from django.http import HttpRequest
 from django.utils.translation import gettext_lazy as _
 
-from console import audit_admin  # noqa: F401  (registers the sign-in audit log's admin)
+from console import api_token_admin, audit_admin, user_admin  # noqa: F401  (their admins)
 from console.models import WorkerHeartbeat
 
 # The admin's own titles, in the viewer's language like the rest of the console.
@@ -15,7 +15,7 @@ admin.site.index_title = _("Site administration")
 
 @admin.register(WorkerHeartbeat)
 class WorkerHeartbeatAdmin(admin.ModelAdmin):
-    list_display = ("hostname", "pid", "started_at", "last_seen", "stopped_at")
+    list_display = ("hostname", "queues", "pid", "started_at", "last_seen", "stopped_at")
     search_fields = ("hostname",)
     readonly_fields = list_display
 

@@ -1,4 +1,5 @@
 from django.apps import AppConfig
+from django.apps import apps as global_apps
 from django.db.models.signals import post_migrate
 from django.utils.translation import gettext_lazy as _
 
@@ -9,6 +10,16 @@ def _sync_roles(sender, **kwargs) -> None:
     roles_sync()
 
 
+def _sync_service_accounts(sender, apps=None, **kwargs) -> None:
+    from console.service_accounts import service_accounts_ensure
+
+    try:
+        (apps or global_apps).get_model("console", "UsernameKey")
+    except LookupError:
+        return  # migrated to before console 0007: the next full migrate makes them
+    service_accounts_ensure()
+
+
 class ConsoleConfig(AppConfig):
     name = "console"
     verbose_name = _("Console")
@@ -17,9 +28,20 @@ class ConsoleConfig(AppConfig):
         # Groups follow the code after every migrate (and after test-database flushes).
         # Run for every app's signal: it is idempotent and the app order must not matter.
         post_migrate.connect(_sync_roles, dispatch_uid="console.sync_roles")
+        # The service accounts too (console/service_accounts.py), so a test flush or a
+        # deleted account is mended by the next migrate, never by the code acting as one.
+        post_migrate.connect(_sync_service_accounts, dispatch_uid="console.service_accounts")
         # Logins, logouts, failed logins and role changes go to the audit log.
-        from console import audit, preferences
+        from console import audit, preferences, usernames
 
         audit.connect()
         # A user's saved language and time preference follow them into each new session.
         preferences.connect()
+        # Usernames keep a unique look-alike key (console/usernames.py).
+        usernames.connect()
+        # A changed password, a deactivation or a lost role ends the user's API tokens.
+        from console import api_token_revocation
+
+        api_token_revocation.connect()
+        # Registers the deploy check on FIELD_ENCRYPTION_KEYS (secrets at rest).
+        from console import encryption  # noqa: F401

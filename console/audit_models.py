@@ -19,6 +19,7 @@ class AuditKind(models.TextChoices):
     LOGOUT = "logout", _("Logged out")
     LOGIN_FAILED = "login_failed", _("Login failed")
     ROLE_CHANGED = "role_changed", _("Role changed")
+    TOKEN_REVOKED = "token_revoked", _("API token revoked")
 
 
 class AuditMethod(models.TextChoices):
@@ -27,6 +28,11 @@ class AuditMethod(models.TextChoices):
     API_TOKEN = "api_token", _("API token request")
     SESSION = "session", _("Session")  # a logout, or a login made by code (tests, shell)
     GROUPS = "groups", _("Group membership")  # a role changed outside a sign-in (admin, shell)
+    # Where an API token was revoked: the REST API, the Django admin, or an account change
+    # (password, deactivation) that ends every token of the user.
+    API = "api", _("REST API")
+    ADMIN = "admin", _("Django admin")
+    ACCOUNT = "account", _("Account change")
 
 
 class AuditEvent(AppendOnlyModel):

@@ -1,13 +1,15 @@
 """The console app's own rows: worker liveness, sign-in (the audit log, single sign-on
-links) and each user's language and time preference; in their own modules, imported here
-so Django sees them."""
+links, API tokens) and each user's language and time preference; in their own modules,
+imported here so Django sees them."""
 
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
+from console.api_token_models import ApiToken
 from console.audit_models import AuditEvent, AuditKind, AuditMethod
 from console.oidc_models import OidcIdentity
 from console.preferences_models import UserPreference
+from console.username_models import UsernameKey
 
 
 class WorkerHeartbeat(models.Model):
@@ -28,6 +30,16 @@ class WorkerHeartbeat(models.Model):
         help_text=_("Set when the worker shut down cleanly."),
         verbose_name=_("stopped at"),
     )
+    # Which worker runs actions and which only deliveries (console.liveness). A database
+    # default: a worker of the previous release still inserts rows during a rollout.
+    queues = models.CharField(
+        max_length=255,
+        blank=True,
+        default="",
+        db_default="",
+        help_text=_("The queues it consumes, comma-separated; empty: not recorded (every queue)."),
+        verbose_name=_("queues"),
+    )
 
     class Meta:
         verbose_name = _("worker heartbeat")
@@ -39,10 +51,12 @@ class WorkerHeartbeat(models.Model):
 
 
 __all__ = [
+    "ApiToken",
     "AuditEvent",
     "AuditKind",
     "AuditMethod",
     "OidcIdentity",
     "UserPreference",
+    "UsernameKey",
     "WorkerHeartbeat",
 ]

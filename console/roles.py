@@ -60,8 +60,10 @@ _ADMIN = (
     "incidents.change_incident",
     "incidents.change_alert",
     "incidents.change_webhookreceipt",
-    "authtoken.view_token",
-    "authtoken.add_token",
+    # Everyone's API tokens (GET/DELETE /api/v1/auth/tokens/, the admin); each person
+    # lists and revokes their own with any role.
+    "console.view_apitoken",
+    "console.delete_apitoken",
     "postmortems.change_postmortem",
     "console.view_auditevent",  # the sign-in audit log (/audit/, the admin)
     # Notification targets and rules are configured in the Django admin.

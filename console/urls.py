@@ -6,7 +6,7 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 from console import health, metrics
-from console.api_auth import ApiTokenApi
+from console.api_auth import ApiTokenApi, ApiTokenDetailApi, ApiTokenListApi
 from console.audit_views import audit_list
 from console.oidc_views import ConsoleLoginView, OidcAuthenticateView, OidcCallbackView
 from console.preferences_views import language_set, utc_set
@@ -28,6 +28,8 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/v1/alerts/alertmanager", alertmanager_webhook, name="alertmanager-webhook"),
     path("api/v1/auth/token/", ApiTokenApi.as_view(), name="api-token"),
+    path("api/v1/auth/tokens/", ApiTokenListApi.as_view(), name="api-tokens"),
+    path("api/v1/auth/tokens/<int:pk>/", ApiTokenDetailApi.as_view(), name="api-token-revoke"),
     path("api/v1/", include("postmortems.api_urls")),
     path("api/v1/", include("runbooks.api_urls")),
     path("api/v1/", include("incidents.api_urls")),

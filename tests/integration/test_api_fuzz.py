@@ -16,14 +16,15 @@ from datetime import timedelta
 import pytest
 import schemathesis
 from django.utils import timezone
-from rest_framework.authtoken.models import Token
 
 from console import roles
+from console.api_token_models import ApiToken
 from tests.conftest import TOKEN
 from tests.factories import AlertFactory, IncidentFactory
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(240)]
 
+FUZZ_TOKEN_ID = 7_000_000_001
 MAX_EXAMPLES = 8  # per operation and phase: the module stays well under two minutes
 CHECKS = (
     "not_a_server_error",
@@ -74,11 +75,15 @@ def api_schema(live_server, transactional_db, make_user, require_postgres, alert
     # The silences operations talk to a real Alertmanager (conftest), as in production.
     settings.ALERTMANAGER_URL = alertmanager
     admin = make_user("fuzz-admin", roles.ADMIN)
-    token = Token.objects.create(user=admin)
+    # Far from the ids the fuzzer tries, so DELETE /api/v1/auth/tokens/{id}/ revokes the
+    # seeded tokens (below), never the one it calls with.
+    _row, token = ApiToken.objects.create(user=admin, id=FUZZ_TOKEN_ID)
     _seed(admin)
+    for client in ("grafana", "ci"):
+        ApiToken.objects.create(user=make_user(f"fuzz-{client}", roles.VIEWER), client=client)
     config = schemathesis.Config.from_dict(
         {
-            "headers": {"Authorization": f"Token {token.key}"},
+            "headers": {"Authorization": f"Token {token}"},
             "generation": {
                 "max-examples": MAX_EXAMPLES,
                 "deterministic": True,
@@ -99,7 +104,7 @@ def api_schema(live_server, transactional_db, make_user, require_postgres, alert
     schema = schemathesis.openapi.from_url(
         f"{live_server.url}/api/schema/",
         config=config,
-        headers={"Authorization": f"Token {token.key}"},
+        headers={"Authorization": f"Token {token}"},
         timeout=30,
     )
     return schema

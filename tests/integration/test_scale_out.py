@@ -23,9 +23,9 @@ from pathlib import Path
 
 import pytest
 import requests
-from rest_framework.authtoken.models import Token
 
 from console import roles
+from console.api_token_models import ApiToken
 from incidents.models import Alert, Incident
 from runbooks.actions.models import ActionRun
 from tests.bench import storm
@@ -177,7 +177,7 @@ def test_two_web_instances_two_workers_one_beat(
     rita = make_user("rita", roles.RESPONDER)
     incident = IncidentFactory(severity="SEV3")
     before = sim.lws()["spec"]["replicas"]
-    headers = {"Authorization": f"Token {Token.objects.create(user=rita).key}",
+    headers = {"Authorization": f"Token {ApiToken.objects.create(user=rita)[1]}",
                "Content-Type": "application/json"}  # fmt: skip
     click = json.dumps(
         {"kind": "scale_lws", "params": SCALE, "idempotency_key": "scale-out-click-1"}

@@ -9,9 +9,9 @@ from axes.models import AccessAttempt, AccessFailureLog
 from django.core.management import call_command
 from django.test import Client
 from django.utils import timezone
-from rest_framework.authtoken.models import Token
 
 from console import roles
+from console.api_token_models import ApiToken
 
 pytestmark = pytest.mark.django_db
 
@@ -130,13 +130,13 @@ def test_the_admin_login_locks_out_the_same_way(client, make_user):
 
 
 # --- the API token endpoint -----------------------------------------------------------
-def test_token_endpoint_answers_the_users_token(client, make_user):
+def test_token_endpoint_answers_a_new_token(client, make_user):
     user = make_user("tom", roles.RESPONDER)
     r = api_token(client, "tom", "pw-tom")
     assert r.status_code == 200, r.content
     token = r.json()["token"]
-    assert token == Token.objects.get(user=user).key
-    assert api_token(client, "tom", "pw-tom").json()["token"] == token  # same token again
+    assert ApiToken.objects.filter(user=user, pk=r.json()["id"]).exists()
+    assert api_token(client, "tom", "pw-tom").json()["token"] != token  # a new one each time
     r = Client().get("/api/v1/incidents/", HTTP_AUTHORIZATION=f"Token {token}")
     assert r.status_code == 200
 
@@ -158,7 +158,7 @@ def test_token_endpoint_needs_a_console_role(client, make_user):
     r = api_token(client, "nora", "pw-nora")
     assert r.status_code == 403
     assert "console role" in r.json()["detail"]
-    assert not Token.objects.filter(user__username="nora").exists()
+    assert not ApiToken.objects.filter(user__username="nora").exists()
 
 
 def test_token_endpoint_locks_out_with_json(client, make_user):

@@ -1,11 +1,11 @@
 """The incidents REST API, as a script or an SRE with a token uses it."""
 
 import pytest
-from rest_framework.authtoken.models import Token
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.test import APIClient
 
 from console import roles
+from console.api_token_models import ApiToken
 from incidents.models import Incident
 from incidents.services import incident_acknowledge, incident_resolve
 from tests.payloads import alert, notification, resolved
@@ -61,7 +61,7 @@ def api_as(make_user):
     def _as(role: str | None, username: str | None = None) -> APIClient:
         user = make_user(username or role or "norole", role)
         client = APIClient()
-        client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
+        client.credentials(HTTP_AUTHORIZATION=f"Token {ApiToken.objects.create(user=user)[1]}")
         client.user = user
         return client
 

@@ -5,10 +5,10 @@ own "all resolved" still mitigates on its own."""
 import pytest
 from django.core.exceptions import PermissionDenied
 from django.urls import reverse
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from console import roles
+from console.api_token_models import ApiToken
 from incidents import services
 from incidents.lifecycle import TransitionError
 from incidents.models import Incident
@@ -136,7 +136,7 @@ def test_alertmanagers_own_resolved_notification_still_mitigates_alone(post_webh
 def api_as(make_user, name: str, role: str) -> APIClient:
     client = APIClient()
     user = make_user(name, role)
-    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
+    client.credentials(HTTP_AUTHORIZATION=f"Token {ApiToken.objects.create(user=user)[1]}")
     return client
 
 

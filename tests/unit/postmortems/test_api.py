@@ -4,10 +4,10 @@ Markdown export, filters, and a query count that does not grow with the rows."""
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from console import roles
+from console.api_token_models import ApiToken
 from tests.factories import IncidentFactory
 
 pytestmark = pytest.mark.django_db
@@ -24,7 +24,7 @@ def api_as(make_user):
     def _as(role, name) -> APIClient:
         user = make_user(name, role)
         client = APIClient()
-        client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
+        client.credentials(HTTP_AUTHORIZATION=f"Token {ApiToken.objects.create(user=user)[1]}")
         return client
 
     return _as

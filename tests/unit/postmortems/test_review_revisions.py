@@ -8,9 +8,9 @@ import re
 
 import pytest
 from django.core.exceptions import PermissionDenied
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
+from console.api_token_models import ApiToken
 from console.errors import DomainError
 from incidents import services as incident_services
 from incidents.models import TimelineEvent
@@ -257,7 +257,7 @@ def test_page_sole_author_sees_why_they_cannot_approve(client, pm, people):
 
 def api(user) -> APIClient:
     client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
+    client.credentials(HTTP_AUTHORIZATION=f"Token {ApiToken.objects.create(user=user)[1]}")
     return client
 
 

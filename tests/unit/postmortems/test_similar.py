@@ -10,10 +10,10 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from console import roles
+from console.api_token_models import ApiToken
 from incidents.models import Incident
 from postmortems.models import ActionItem, Postmortem
 from runbooks.actions.models import ActionRun
@@ -56,8 +56,8 @@ def item(inc: Incident, user, *, status="open", title="Scale earlier", due=None)
 
 def api(make_user, role=roles.VIEWER, name="vic") -> APIClient:
     client = APIClient()
-    token = Token.objects.create(user=make_user(name, role))
-    client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
+    token = ApiToken.objects.create(user=make_user(name, role))[1]
+    client.credentials(HTTP_AUTHORIZATION=f"Token {token}")
     return client
 
 

@@ -8,10 +8,10 @@ from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from console import roles
+from console.api_token_models import ApiToken
 from readiness import services
 from readiness.items import SIGN_OFF_KEYS
 from readiness.models import Deployment, Verification, VerificationStatus
@@ -36,7 +36,7 @@ def page_as(make_user, name, role) -> Client:
 def api_as(make_user, name, role) -> APIClient:
     user = make_user(name, role)
     client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
+    client.credentials(HTTP_AUTHORIZATION=f"Token {ApiToken.objects.create(user=user)[1]}")
     client.user = user
     return client
 

@@ -6,10 +6,10 @@ import time
 
 import pytest
 from django.core.cache import cache
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from console import roles
+from console.api_token_models import ApiToken
 from incidents.models import Incident
 from runbooks.triage import incident_triage
 from tests.helpers import free_port
@@ -188,7 +188,7 @@ def test_an_incident_without_a_matching_runbook(prom, incident):
 def api(make_user, role):
     user = make_user(role or "norole", role)
     client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
+    client.credentials(HTTP_AUTHORIZATION=f"Token {ApiToken.objects.create(user=user)[1]}")
     return client
 
 

@@ -11,10 +11,10 @@ import pytest
 from django.core.cache import cache
 from django.http import QueryDict
 from django.test import Client
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from console import roles
+from console.api_token_models import ApiToken
 from incidents.models import Incident
 from runbooks.actions.forms import coerce_params
 from runbooks.actions.models import ActionRun
@@ -116,7 +116,7 @@ def test_the_api_lists_the_branch_actions_ready_to_request(prom, post_webhook, m
     incident = open_incident(post_webhook, "nccl-hang", severity="warning")  # SEV3
     user = make_user("bot", roles.RESPONDER)
     api = APIClient()
-    api.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
+    api.credentials(HTTP_AUTHORIZATION=f"Token {ApiToken.objects.create(user=user)[1]}")
     r = api.get(f"/api/v1/incidents/{incident.pk}/triage/")
     assert r.status_code == 200, r.content
     decision = r.json()["decision"]
@@ -152,7 +152,7 @@ def test_a_label_no_alert_carries_is_named_and_approval_left_undecided(
     incident = open_incident(post_webhook, "nccl-hang", node="")  # no node label
     viewer = APIClient()
     user = make_user("vic", roles.VIEWER)
-    viewer.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
+    viewer.credentials(HTTP_AUTHORIZATION=f"Token {ApiToken.objects.create(user=user)[1]}")
     decision = viewer.get(f"/api/v1/incidents/{incident.pk}/triage/").json()["decision"]
     cordon = next(a for a in decision["recommended"] if a["kind"] == "cordon_node")
     assert cordon["params"]["node"] == "{node}"  # as the dialog shows it: type it in
@@ -166,7 +166,7 @@ def test_a_branch_without_actions_recommends_nothing(prom, post_webhook, make_us
     incident = open_incident(post_webhook, "ttft-spike")
     viewer = APIClient()
     user = make_user("vic", roles.VIEWER)
-    viewer.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
+    viewer.credentials(HTTP_AUTHORIZATION=f"Token {ApiToken.objects.create(user=user)[1]}")
     decision = viewer.get(f"/api/v1/incidents/{incident.pk}/triage/").json()["decision"]
     assert decision["recommended_actions"] == []
     assert decision["recommended"] == []

@@ -4,10 +4,10 @@ reject, cancel, undo; permissions per role; query counts that do not grow with t
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from console import roles
+from console.api_token_models import ApiToken
 from runbooks.actions.models import ActionRun
 from tests.factories import IncidentFactory
 
@@ -20,7 +20,7 @@ def api_as(make_user):
     def _as(role, username=None) -> APIClient:
         user = make_user(username or role or "norole", role)
         client = APIClient()
-        client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
+        client.credentials(HTTP_AUTHORIZATION=f"Token {ApiToken.objects.create(user=user)[1]}")
         client.user = user
         return client
 

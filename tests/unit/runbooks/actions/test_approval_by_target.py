@@ -9,10 +9,10 @@ from django.core.exceptions import PermissionDenied
 from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from console import roles
+from console.api_token_models import ApiToken
 from runbooks.actions import services
 from runbooks.actions.models import ActionRunStatus
 from tests.factories import AlertFactory, IncidentFactory
@@ -183,7 +183,7 @@ def test_the_preview_page_and_api_say_which_incident_needs_approval(people):
     assert "Request approval" in html
 
     api = APIClient()
-    api.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=people['rita']).key}")
+    api.credentials(HTTP_AUTHORIZATION=f"Token {ApiToken.objects.create(user=people['rita'])[1]}")
     body = api.post(
         f"/api/v1/incidents/{quiet.pk}/actions/preview/",
         {"kind": "scale_lws", "params": SCALE},
