@@ -10,10 +10,18 @@ Two guards, so that neither the ORM nor a hand-typed SQL statement can rewrite h
   catch what the ORM guard cannot see: raw SQL, and the DELETEs of an `on_delete=CASCADE`
   (the deletion collector bypasses `QuerySet.delete`).
 
-TRUNCATE fires no row trigger, so pytest-django's PostgreSQL flush between transactional
-tests still empties the tables. On SQLite, Django's table rebuild (an AlterField it
-cannot do in place) drops a table's triggers: a migration that rebuilds one of these
-tables must add `AppendOnlyTriggers` again (tests/unit/console/test_append_only.py checks).
+TRUNCATE fires no row trigger: on PostgreSQL `AppendOnlyTriggers` also installs a
+statement-level BEFORE TRUNCATE trigger that refuses it (`AppendOnlyTruncateGuard` adds
+it alone to the tables guarded before it existed). Its one way through is the
+transaction-local setting `console.allow_truncate = 'on'`, which only the test suite's
+flush between transactional tests sets (tests/flush_truncate.py); production code never
+does, so `manage.py flush` is refused too. It is a guard against mistakes, not against
+the tables' owner, who can drop a trigger. SQLite has no TRUNCATE (its `DELETE FROM t`
+without WHERE fires the row triggers): nothing to add there.
+
+On SQLite, Django's table rebuild (an AlterField it cannot do in place) drops a table's
+triggers: a migration that rebuilds one of these tables must add `AppendOnlyTriggers`
+again (tests/unit/console/test_append_only.py checks).
 """
 
 from __future__ import annotations
@@ -88,11 +96,42 @@ def _changed(vendor: str, columns: Iterable[str]) -> str:
     return " OR ".join(f'OLD."{c}" {op} NEW."{c}"' for c in columns)
 
 
+# The escape hatch of the TRUNCATE trigger, for the test suite's flush only: a custom
+# setting, read with missing_ok so that a session which never set it reads NULL.
+ALLOW_TRUNCATE = "console.allow_truncate"
+ALLOW_TRUNCATE_SQL = f"SET LOCAL {ALLOW_TRUNCATE} = 'on'"
+
+
+def truncate_trigger_sql(vendor: str, table: str) -> list[str]:
+    """Statements creating (again, harmlessly) the BEFORE TRUNCATE trigger of `table`."""
+    if vendor != "postgresql":
+        return []
+    name = f"{_name(table)}_truncate"
+    return [
+        f'CREATE OR REPLACE FUNCTION "{name}"() RETURNS trigger LANGUAGE plpgsql AS $$ '
+        f"BEGIN IF current_setting('{ALLOW_TRUNCATE}', true) = 'on' THEN RETURN NULL; "
+        f"END IF; RAISE EXCEPTION USING MESSAGE = '{_message(table)}: TRUNCATE refused', "
+        "ERRCODE = 'restrict_violation'; END $$",
+        f'DROP TRIGGER IF EXISTS "{name}" ON "{table}"',
+        f'CREATE TRIGGER "{name}" BEFORE TRUNCATE ON "{table}" FOR EACH STATEMENT '
+        f'EXECUTE FUNCTION "{name}"()',
+    ]
+
+
+def truncate_trigger_drop_sql(vendor: str, table: str) -> list[str]:
+    if vendor != "postgresql":
+        return []
+    name = f"{_name(table)}_truncate"
+    return [f'DROP TRIGGER IF EXISTS "{name}" ON "{table}"', f'DROP FUNCTION IF EXISTS "{name}"()']
+
+
 def trigger_sql(
     vendor: str, table: str, *, delete: bool = True, columns: Iterable[str] = ()
 ) -> list[str]:
     """Statements creating the triggers of `table`: every UPDATE refused, or with
-    `columns` only an UPDATE that changes one of them; and every DELETE if `delete`."""
+    `columns` only an UPDATE that changes one of them; every DELETE if `delete`; and
+    (PostgreSQL) every TRUNCATE. A table whose DELETE is allowed is still emptied only
+    row by row, by the statements its row triggers can see."""
     name, columns = _name(table), tuple(columns)
     when = _changed(vendor, columns) if columns else ""
     if vendor == "postgresql":
@@ -111,7 +150,7 @@ def trigger_sql(
                 f'CREATE TRIGGER "{name}_delete" BEFORE DELETE ON "{table}" FOR EACH ROW '
                 f'EXECUTE FUNCTION "{name}"()'
             )
-        return statements
+        return statements + truncate_trigger_sql(vendor, table)
     if vendor == "sqlite":
         # RAISE(ABORT) surfaces as sqlite3.IntegrityError, like restrict_violation above.
         statements = [
@@ -135,6 +174,7 @@ def trigger_drop_sql(vendor: str, table: str) -> list[str]:
             f'DROP TRIGGER IF EXISTS "{name}_update" ON "{table}"',
             f'DROP TRIGGER IF EXISTS "{name}_delete" ON "{table}"',
             f'DROP FUNCTION IF EXISTS "{name}"()',
+            *truncate_trigger_drop_sql(vendor, table),
         ]
     if vendor == "sqlite":
         return [
@@ -144,13 +184,23 @@ def trigger_drop_sql(vendor: str, table: str) -> list[str]:
     return []
 
 
-class AppendOnlyTriggers(Operation):
+class _TriggerOperation(Operation):
+    reversible = True
+    reduces_to_sql = True
+
+    def state_forwards(self, app_label, state) -> None:
+        pass  # no model state: triggers are invisible to the ORM
+
+    def _run(self, app_label, schema_editor, statements) -> None:
+        if router.allow_migrate(schema_editor.connection.alias, app_label):
+            for sql in statements:
+                schema_editor.execute(sql, params=None)
+
+
+class AppendOnlyTriggers(_TriggerOperation):
     """Migration operation: install (reverse: drop) the triggers of one table, with the
     SQL of the database's vendor. Other vendors get none (the console runs on PostgreSQL
     and SQLite; the ORM guard still holds elsewhere). `sqlmigrate` shows the SQL."""
-
-    reversible = True
-    reduces_to_sql = True
 
     def __init__(self, table: str, *, delete: bool = True, columns: Iterable[str] = ()):
         self.table, self.delete, self.columns = table, delete, tuple(columns)
@@ -162,14 +212,6 @@ class AppendOnlyTriggers(Operation):
         if self.columns:
             kwargs["columns"] = self.columns
         return self.__class__.__qualname__, [self.table], kwargs
-
-    def state_forwards(self, app_label, state) -> None:
-        pass  # no model state: triggers are invisible to the ORM
-
-    def _run(self, app_label, schema_editor, statements) -> None:
-        if router.allow_migrate(schema_editor.connection.alias, app_label):
-            for sql in statements:
-                schema_editor.execute(sql, params=None)
 
     def database_forwards(self, app_label, schema_editor, from_state, to_state) -> None:
         vendor = schema_editor.connection.vendor
@@ -183,8 +225,36 @@ class AppendOnlyTriggers(Operation):
 
     def describe(self) -> str:
         what = "UPDATE" if not self.columns else f"UPDATE of {', '.join(self.columns)}"
-        return f"Refuse {what}{' and DELETE' if self.delete else ''} on {self.table}"
+        return f"Refuse {what}{', DELETE' if self.delete else ''} and TRUNCATE on {self.table}"
 
     @property
     def migration_name_fragment(self) -> str:
         return f"{self.table}_append_only"
+
+
+class AppendOnlyTruncateGuard(_TriggerOperation):
+    """Migration operation: install (reverse: drop) only the BEFORE TRUNCATE trigger of a
+    table whose `AppendOnlyTriggers` ran before that operation installed one. On a table
+    that has it already (a database migrated from scratch) it is re-created, unchanged.
+    PostgreSQL only: the other vendors have no TRUNCATE trigger to install."""
+
+    def __init__(self, table: str):
+        self.table = table
+
+    def deconstruct(self):
+        return self.__class__.__qualname__, [self.table], {}
+
+    def database_forwards(self, app_label, schema_editor, from_state, to_state) -> None:
+        sql = truncate_trigger_sql(schema_editor.connection.vendor, self.table)
+        self._run(app_label, schema_editor, sql)
+
+    def database_backwards(self, app_label, schema_editor, from_state, to_state) -> None:
+        sql = truncate_trigger_drop_sql(schema_editor.connection.vendor, self.table)
+        self._run(app_label, schema_editor, sql)
+
+    def describe(self) -> str:
+        return f"Refuse TRUNCATE on {self.table}"
+
+    @property
+    def migration_name_fragment(self) -> str:
+        return f"{self.table}_append_only_truncate"

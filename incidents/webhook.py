@@ -31,16 +31,29 @@ from incidents.services.ingestion import ReceiptMeta
 from incidents.webhook_body import BodyTooLarge, BodyUnreadable, read_body
 
 log = logging.getLogger(__name__)
+# Which configured token a delivery presented, as its log line says.
+CURRENT, PREVIOUS = "current", "previous"
 
 
-def _token_ok(request: HttpRequest) -> bool:
-    expected = settings.ALERTMANAGER_TOKEN
+def _token_used(request: HttpRequest) -> str | None:
+    """Which configured token the bearer token is: "current" (ALERTMANAGER_TOKEN),
+    "previous" (ALERTMANAGER_TOKEN_PREVIOUS, during a rotation), or None."""
+    current = settings.ALERTMANAGER_TOKEN
     header = request.headers.get("Authorization", "")
     scheme, _, presented = header.partition(" ")
-    if not expected or scheme.lower() != "bearer":
-        return False
-    # Constant time, and on bytes so non-ASCII input cannot raise.
-    return hmac.compare_digest(presented.strip().encode(), expected.encode())
+    if not current or scheme.lower() != "bearer":  # no token configured: refuse everyone
+        return None
+    given = presented.strip().encode()  # bytes, so non-ASCII input cannot raise
+    # Both compared every time, each in constant time, before either result is looked
+    # at: the answer's timing does not say which one matched. An empty token matches
+    # nothing (`&` with its truth), not even an empty header.
+    matches = [
+        hmac.compare_digest(given, token.encode()) & bool(token)
+        for token in (current, settings.ALERTMANAGER_TOKEN_PREVIOUS)
+    ]
+    if matches[0]:
+        return CURRENT
+    return PREVIOUS if matches[1] else None
 
 
 def _error(status: int, message: str, **extra) -> JsonResponse:
@@ -68,8 +81,15 @@ def alertmanager_webhook(request: HttpRequest):
         response = _error(405, f"only POST is allowed, not {(request.method or '')[:10]}")
         response["Allow"] = "POST"
         return response
-    if not _token_ok(request):
+    token = _token_used(request)
+    if token is None:
         return _error(401, "missing or wrong bearer token (see ALERTMANAGER_TOKEN)")
+    if token == PREVIOUS:  # until this stops appearing, the rotation is not finished
+        log.warning(
+            "webhook authenticated with ALERTMANAGER_TOKEN_PREVIOUS from %s; send the "
+            "current token, then empty ALERTMANAGER_TOKEN_PREVIOUS",
+            request.META.get("REMOTE_ADDR") or "?",
+        )
     limit = settings.WEBHOOK_MAX_BYTES
     try:
         raw = read_body(request, limit)
@@ -107,11 +127,13 @@ def alertmanager_webhook(request: HttpRequest):
         _record_failure(meta, "database error during ingestion", 500)
         return _error(500, "internal error while storing the alerts")
     log.info(
-        "webhook: %s alerts, incidents %s (opened %s, mitigated %s)",
+        "webhook: %s alerts, incidents %s (opened %s, mitigated %s), %s token",
         result.received,
         result.incidents,
         result.opened,
         result.mitigated,
+        token,
+        extra={"token": token},
     )
     return JsonResponse(result.as_response(), status=200, json_dumps_params={"indent": None})
 

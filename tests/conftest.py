@@ -5,6 +5,13 @@ import pytest
 from django.contrib.auth.models import Group
 
 from console import roles
+from tests import flush_truncate
+
+# Django's flush between transactional tests may TRUNCATE the append-only tables.
+flush_truncate.install()
+# Fails a unit or integration test whose code opens a network connection inside a
+# database transaction (issue 23); see the module.
+pytest_plugins = ["tests.network_guard"]
 
 REQUIRE_SERVICES = os.environ.get("REQUIRE_SERVICES") == "1"
 TOKEN = "test-alertmanager-token"
