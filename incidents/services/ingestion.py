@@ -12,6 +12,14 @@ is keyed by (fingerprint, startsAt) and "resolved" always wins over "firing" for
 same key, so duplicated or reordered deliveries converge. An alert that arrives already resolved
 never opens an incident; it waits unattached ("orphan") and joins its group's incident
 if one is open, or opens later within the reopen window.
+
+Alertmanager replicas in HA each deliver the same notification, often at the same moment
+(tests/unit/incidents/test_ingest_replicas.py forces the worst interleaving;
+tests/integration/test_alertmanager_ha.py runs real clustered and lone replicas). The
+later delivery either waits on the earlier one's row locks and then reads its result, or
+loses on a unique constraint (one open incident per group, one row per alert episode)
+and is retried against it: it changes nothing, so it writes no timeline entry, and so
+no notification; only its receipt records that it came.
 """
 
 import logging

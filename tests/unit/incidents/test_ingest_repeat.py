@@ -252,9 +252,10 @@ def test_one_incident_per_group_when_its_first_notifications_race():
 
 @pytest.mark.django_db(transaction=True)
 def test_repeats_racing_a_resolution_end_resolved():
-    """Alertmanager never sends one group twice at once, but a retry can overlap the next
-    notification: repeats (fast path: incident, then alerts) and a resolution (full
-    path: alerts, then incident) lock in opposite orders; a deadlock is retried."""
+    """One Alertmanager sends a group once at a time, but a retry can overlap the next
+    notification, and replicas in HA send the same group at once: repeats (fast path:
+    incident, then alerts) and a resolution (full path: alerts, then incident) lock in
+    opposite orders; a deadlock is retried."""
     alerts = [alert(pod=f"p{i}") for i in range(20)]
     body = notification(alerts)
     ingest(body)
