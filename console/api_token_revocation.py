@@ -22,7 +22,7 @@ from django.db.models.signals import m2m_changed, post_save, pre_delete, pre_sav
 
 from console.api_token_models import ApiToken
 from console.api_tokens import api_tokens_revoke_all
-from console.audit import roles_of
+from console.audit import group_change_user_ids, roles_of
 from console.audit_models import AuditMethod
 from console.roles import ADMIN, ROLE_ORDER
 
@@ -117,20 +117,12 @@ def _check_at_commit(before: dict[int, int]) -> None:
     transaction.on_commit(check)
 
 
-def _members(instance: Any, reverse: bool, pk_set: set[int] | None) -> list[int]:
-    if not reverse:  # user.groups.remove(...): the instance is the user
-        return [instance.pk]
-    if pk_set is not None:  # group.user_set.remove(...): the users are the pks
-        return sorted(pk_set)
-    return list(instance.user_set.values_list("pk", flat=True))  # group.user_set.clear()
-
-
 def _on_groups_changed(
     sender: Any, instance: Any, action: str, reverse: bool, pk_set: set[int] | None, **kw: Any
 ) -> None:
     # Only a removal can lower a role; its "before" is read before the rows go.
     if action in ("pre_remove", "pre_clear"):
-        _check_at_commit(_ranks(_members(instance, reverse, pk_set)))
+        _check_at_commit(_ranks(group_change_user_ids(instance, reverse, pk_set)))
 
 
 def _before_group_delete(sender: Any, instance: Group, **kw: Any) -> None:

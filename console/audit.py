@@ -175,7 +175,8 @@ def _password_method(request: HttpRequest | None) -> str:
     return AuditMethod.API_TOKEN if _path(request).startswith(API_PREFIX) else AuditMethod.PASSWORD
 
 
-def _changed_user_ids(instance: Any, reverse: bool, pk_set: set[int] | None) -> list[int]:
+def group_change_user_ids(instance: Any, reverse: bool, pk_set: set[int] | None) -> list[int]:
+    """The users whose groups an m2m_changed on User.groups changed (either side)."""
     if not reverse:  # user.groups.add(...): the instance is the user
         return [instance.pk]
     if pk_set is not None:  # group.user_set.add(...): the users are the pks
@@ -195,7 +196,7 @@ def _on_groups_changed(
     if _ROLES_RECORDED_BY_CALLER.get():
         return
     if action.startswith("pre_"):
-        instance._audit_roles_before = roles_of(_changed_user_ids(instance, reverse, pk_set))
+        instance._audit_roles_before = roles_of(group_change_user_ids(instance, reverse, pk_set))
         return
     before: dict[int, list[str]] = getattr(instance, "_audit_roles_before", {})
     instance._audit_roles_before = {}

@@ -97,3 +97,21 @@ def resolved(a: dict, after: timedelta = timedelta(minutes=5)) -> dict:
     start = datetime.fromisoformat(out["startsAt"][:26] + "+00:00")
     out["endsAt"] = rfc3339(start + after)
     return out
+
+
+def stalled_engine_alert(pod: str, starts: datetime, ends: datetime | None = None) -> dict:
+    """One alert as Prometheus posts it to Alertmanager's /api/v2/alerts: startsAt is
+    when the rule began firing, endsAt (if given) how long it stays valid without a
+    resend, or when it resolved."""
+    posted = {
+        "labels": {
+            "alertname": "VLLMEngineStalled", "severity": "critical", "runbook": "nccl-hang",
+            "namespace": "llm-serving", "lws": "vllm-chat", "pod": pod,
+        },
+        "annotations": {"summary": "Running requests but no tokens generated"},
+        "startsAt": starts.isoformat(),
+        "generatorURL": "http://prometheus:9090/graph?g0.expr=vllm%3Anum_requests_running",
+    }  # fmt: skip
+    if ends is not None:
+        posted["endsAt"] = ends.isoformat()
+    return posted

@@ -27,6 +27,7 @@ from notifications.models import Delivery, Rule, Target, TargetKind
 from tests.conftest import need_service
 from tests.helpers import free_port, wait_for
 from tests.integration.conftest import ALERTMANAGER_BINARY, ALERTMANAGER_CONFIG
+from tests.payloads import stalled_engine_alert
 
 pytestmark = [
     pytest.mark.integration,
@@ -133,21 +134,6 @@ def notify_everything(redis_broker):
     return target
 
 
-def am_alert(pod: str, starts: datetime, ends: datetime) -> dict:
-    """As Prometheus sends it: startsAt is when the rule began firing, endsAt how long the
-    alert stays valid without a resend (or when it resolved)."""
-    return {
-        "labels": {
-            "alertname": "VLLMEngineStalled", "severity": "critical", "runbook": "nccl-hang",
-            "namespace": "llm-serving", "lws": "vllm-chat", "pod": pod,
-        },
-        "annotations": {"summary": "Running requests but no tokens generated"},
-        "startsAt": starts.isoformat(),
-        "endsAt": ends.isoformat(),
-        "generatorURL": "http://prometheus:9090/graph?g0.expr=vllm%3Anum_requests_running",
-    }  # fmt: skip
-
-
 def send_to_all(replicas: list[Replica], alerts: list[dict]) -> None:
     for replica in replicas:
         r = requests.post(replica.url + "/api/v2/alerts", json=alerts, timeout=5)
@@ -205,7 +191,7 @@ def test_replicas_make_one_incident_one_entry_per_change_one_notification_per_tr
     ams = replicas(count, gossip=gossip)
     starts = datetime.now(UTC).replace(microsecond=0) - timedelta(minutes=2)
     valid_until = datetime.now(UTC) + timedelta(minutes=5)
-    send_to_all(ams, [am_alert(p, starts, valid_until) for p in PODS])
+    send_to_all(ams, [stalled_engine_alert(p, starts, valid_until) for p in PODS])
 
     incident = wait_for(
         lambda: Incident.objects.filter(alerts__isnull=False).distinct().first(),
@@ -219,7 +205,7 @@ def test_replicas_make_one_incident_one_entry_per_change_one_notification_per_tr
         assert external_urls(firing) == Counter({am.url: 1 for am in ams})
 
     resolved_at = datetime.now(UTC) - timedelta(seconds=1)
-    send_to_all(ams, [am_alert(p, starts, resolved_at) for p in PODS])
+    send_to_all(ams, [stalled_engine_alert(p, starts, resolved_at) for p in PODS])
     wait_for(
         lambda: Incident.objects.get(pk=incident.pk).status == "mitigated",
         timeout=30, what="the incident to be mitigated",

@@ -11,6 +11,7 @@ import requests
 from incidents.alertmanager import labels_fingerprint
 from incidents.models import Alert, Incident, TimelineEvent
 from tests.helpers import wait_for
+from tests.payloads import stalled_engine_alert
 
 pytestmark = [
     pytest.mark.integration,
@@ -24,25 +25,10 @@ def post_alerts(base: str, alerts: list[dict]) -> None:
     assert r.status_code == 200, r.text
 
 
-def am_alert(pod: str, starts: datetime, ends: datetime | None = None) -> dict:
-    a = {
-        "labels": {
-            "alertname": "VLLMEngineStalled", "severity": "critical", "runbook": "nccl-hang",
-            "namespace": "llm-serving", "lws": "vllm-chat", "pod": pod,
-        },
-        "annotations": {"summary": "Running requests but no tokens generated"},
-        "startsAt": starts.isoformat(),
-        "generatorURL": "http://prometheus:9090/graph?g0.expr=vllm%3Anum_requests_running",
-    }  # fmt: skip
-    if ends:
-        a["endsAt"] = ends.isoformat()
-    return a
-
-
 def test_alertmanager_notifications_become_one_incident_then_mitigated(alertmanager):
     starts = datetime.now(UTC).replace(microsecond=0) - timedelta(minutes=2)
     pods = ["vllm-chat-3-0", "vllm-chat-3-1"]
-    post_alerts(alertmanager, [am_alert(p, starts) for p in pods])
+    post_alerts(alertmanager, [stalled_engine_alert(p, starts) for p in pods])
 
     incident = wait_for(
         lambda: Incident.objects.filter(alerts__isnull=False).distinct().first(),
@@ -59,7 +45,7 @@ def test_alertmanager_notifications_become_one_incident_then_mitigated(alertmana
 
     # Resolve both (endsAt in the past); Alertmanager sends the resolved notification.
     ends = datetime.now(UTC) - timedelta(seconds=1)
-    post_alerts(alertmanager, [am_alert(p, starts, ends) for p in pods])
+    post_alerts(alertmanager, [stalled_engine_alert(p, starts, ends) for p in pods])
     wait_for(
         lambda: Incident.objects.get(pk=incident.pk).status == "mitigated",
         timeout=30, what="the incident to be mitigated",

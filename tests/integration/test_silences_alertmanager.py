@@ -18,6 +18,7 @@ from incidents.models import Incident, TimelineEvent
 from incidents.services import silences as silence_services
 from tests.factories import AlertFactory, IncidentFactory
 from tests.helpers import free_port, wait_for
+from tests.payloads import stalled_engine_alert
 
 pytestmark = [
     pytest.mark.integration,
@@ -27,17 +28,6 @@ pytestmark = [
 PODS = ("vllm-chat-3-0", "vllm-chat-3-1")
 
 
-def am_alert(pod: str, starts: datetime) -> dict:
-    return {
-        "labels": {
-            "alertname": "VLLMEngineStalled", "severity": "critical", "runbook": "nccl-hang",
-            "namespace": "llm-serving", "lws": "vllm-chat", "pod": pod,
-        },
-        "annotations": {"summary": "Running requests but no tokens generated"},
-        "startsAt": starts.isoformat(),
-    }  # fmt: skip
-
-
 @pytest.fixture
 def incident(alertmanager, settings):
     """An incident opened by Alertmanager's own notification, two alerts firing; the
@@ -45,7 +35,9 @@ def incident(alertmanager, settings):
     settings.ALERTMANAGER_URL = alertmanager
     starts = datetime.now(UTC).replace(microsecond=0) - timedelta(minutes=2)
     r = requests.post(
-        alertmanager + "/api/v2/alerts", json=[am_alert(p, starts) for p in PODS], timeout=5
+        alertmanager + "/api/v2/alerts",
+        json=[stalled_engine_alert(p, starts) for p in PODS],
+        timeout=5,
     )
     assert r.status_code == 200, r.text
     found = wait_for(
