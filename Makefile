@@ -67,6 +67,7 @@ bench: $(STAMP)
 	$(PY) tests/bench/postmortems.py
 	$(PY) tests/bench/reports.py
 	$(PY) tests/bench/similar.py
+	$(PY) tests/bench/outgoing.py
 
 ## Recompile the lock file from pyproject.toml (needs network access to PyPI).
 lock:
