@@ -8,6 +8,7 @@ from __future__ import annotations
 import logging
 from datetime import date, timedelta
 from typing import Any
+from urllib.parse import urlsplit
 
 import requests
 from django.conf import settings
@@ -326,7 +327,8 @@ def _post_webhook(url: str, text: str) -> None:
             deadline=settings.POSTMORTEM_WEBHOOK_TIMEOUT_SECONDS,
         )
     except (requests.RequestException, OutgoingRefused) as exc:  # also in the console
-        log.warning("reminder webhook %s failed: %s", url, exc)
+        # The host only: a Slack-style webhook URL's path is itself a credential.
+        log.warning("reminder webhook at %s failed: %s", urlsplit(url).hostname, exc)
 
 
 @transaction.atomic
