@@ -265,12 +265,14 @@ def _take_back(silence_id: str) -> None:
         )
 
 
-def _confirmation_reasons(silence: Silence, *, incident_id: int) -> list[str]:
+def _confirmation_reasons(
+    silence: Silence, *, incident_id: int, origins: dict[str, tuple[str, str]]
+) -> list[str]:
     """Why expiring the silence needs a confirmation: it is not one the console made
     from this incident (its id is not on the timeline, or its author or comment changed
     since), or it reaches beyond the incident's alerts."""
     reasons = []
-    origin = silences.incident_silence_origins(incident_id=incident_id).get(silence.id)
+    origin = origins.get(silence.id)
     if origin is None or (silence.created_by, silence.comment) != origin:
         reasons.append(scope_of.NOT_CREATED_HERE)
     scope = scope_of.incident_scope(incident_id=incident_id)
@@ -297,12 +299,14 @@ def incident_silence_expire(
             gettext_noop("%(id)s is not a silence id."), params={"id": repr(str(silence_id)[:60])}
         ) from None
     silence = silences.silence_fetch(silence_id)
+    # The silences made from this incident, read once: which are its own, and as made.
+    origins = silences.incident_silence_origins(incident_id=incident.pk)
     mine = None
     if silence is not None:
         mine = silences.covering(
             silence,
             label_sets=silences.incident_label_sets(incident_id=incident.pk),
-            created_ids=silences.incident_silence_ids(incident_id=incident.pk),
+            created_ids=set(origins),
         )
     if silence is None or mine is None:
         raise NotFound(
@@ -315,7 +319,7 @@ def incident_silence_expire(
             code="unchanged",
             params={"id": silence_id},
         )
-    reasons = _confirmation_reasons(silence, incident_id=incident.pk)
+    reasons = _confirmation_reasons(silence, incident_id=incident.pk, origins=origins)
     if reasons and not confirm:
         raise scope_of.ConfirmationRequired(silence=silence, reasons=reasons)
     silences.silence_delete(silence_id)
