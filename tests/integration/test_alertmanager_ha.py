@@ -201,8 +201,9 @@ def test_replicas_make_one_incident_one_entry_per_change_one_notification_per_tr
     firing = quiesce(ams)
     assert firing
     assert all(r.http_status == 200 and r.outcome == "accepted" for r in firing)
-    if not gossip:  # each replica on its own: every one of them delivered
-        assert external_urls(firing) == Counter({am.url: 1 for am in ams})
+    if not gossip:  # each replica on its own: every one of them delivered, at least once
+        # (a busy machine makes Alertmanager send a group again: at least once by design)
+        assert set(external_urls(firing)) == {am.url for am in ams}
 
     resolved_at = datetime.now(UTC) - timedelta(seconds=1)
     send_to_all(ams, [stalled_engine_alert(p, starts, resolved_at) for p in PODS])
@@ -213,7 +214,8 @@ def test_replicas_make_one_incident_one_entry_per_change_one_notification_per_tr
     receipts = quiesce(ams)
     assert all(r.http_status == 200 and r.outcome == "accepted" for r in receipts)
     if not gossip:
-        assert external_urls(receipts) == Counter({am.url: 2 for am in ams})
+        assert all(n >= 2 for n in external_urls(receipts).values()), external_urls(receipts)
+        assert set(external_urls(receipts)) == {am.url for am in ams}
     assert len(receipts) >= 2  # at least once per change
 
     assert Incident.objects.count() == 1
