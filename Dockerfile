@@ -68,5 +68,5 @@ hosts = [h for h in hosts if h and h != '*'] or ['localhost']; \
 req = u.Request('http://127.0.0.1:8000/healthz', headers={'Host': hosts[0]}); \
 sys.exit(0 if u.build_opener(u.ProxyHandler({})).open(req, timeout=4).status == 200 else 1)"
 
-CMD ["gunicorn", "-c", "python:console.gunicorn_conf", "console.wsgi:application", \
+CMD ["gunicorn", "-c", "python:config.gunicorn_conf", "config.wsgi:application", \
      "--bind", "0.0.0.0:8000"]

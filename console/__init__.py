@@ -1,4 +1,2 @@
-# Load the Celery app with Django so @shared_task binds to it in web and worker alike.
-from console.celery import app as celery_app
-
-__all__ = ("celery_app",)
+"""The console platform: the web layer, sign-in and roles, audit, liveness and the
+outgoing-call guard every app stands on."""

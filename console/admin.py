@@ -4,7 +4,7 @@ from django.contrib import admin
 from django.http import HttpRequest
 from django.utils.translation import gettext_lazy as _
 
-from console import api_token_admin, audit_admin, user_admin  # noqa: F401  (their admins)
+from console import user_admin  # noqa: F401  (their admins)
 from console.models import WorkerHeartbeat
 
 # The admin's own titles, in the viewer's language like the rest of the console.

@@ -32,15 +32,17 @@ class ConsoleConfig(AppConfig):
         # deleted account is mended by the next migrate, never by the code acting as one.
         post_migrate.connect(_sync_service_accounts, dispatch_uid="console.service_accounts")
         # Logins, logouts, failed logins and role changes go to the audit log.
-        from console import audit, preferences, usernames
+        from console.audit import services as audit
+        from console.preferences import services as preferences
+        from console.usernames import keys as usernames
 
         audit.connect()
         # A user's saved language and time preference follow them into each new session.
         preferences.connect()
-        # Usernames keep a unique look-alike key (console/usernames.py).
+        # Usernames keep a unique look-alike key (console/usernames/keys.py).
         usernames.connect()
         # A changed password, a deactivation or a lost role ends the user's API tokens.
-        from console import api_token_revocation
+        from console.api_tokens import revocation as api_token_revocation
 
         api_token_revocation.connect()
         # Registers the deploy check on FIELD_ENCRYPTION_KEYS (secrets at rest).

@@ -22,7 +22,7 @@ from django.utils import translation
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
-from console.celery import app as celery_app
+from config.celery import app as celery_app
 from console.liveness import WorkerLiveness, worker_liveness_get
 
 log = logging.getLogger(__name__)

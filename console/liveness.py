@@ -24,7 +24,7 @@ from django.utils.functional import Promise
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
-from console.celery_routes import QUEUES, TASK_ROUTES
+from config.celery_routes import QUEUES, TASK_ROUTES
 from console.errors import DomainError
 from console.models import WorkerHeartbeat
 

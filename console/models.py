@@ -5,11 +5,11 @@ imported here so Django sees them."""
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
-from console.api_token_models import ApiToken
-from console.audit_models import AuditEvent, AuditKind, AuditMethod
-from console.oidc_models import OidcIdentity
-from console.preferences_models import UserPreference
-from console.username_models import UsernameKey
+from console.api_tokens.models import ApiToken
+from console.audit.models import AuditEvent, AuditKind, AuditMethod
+from console.oidc.models import OidcIdentity
+from console.preferences.models import UserPreference
+from console.usernames.models import UsernameKey
 
 
 class WorkerHeartbeat(models.Model):

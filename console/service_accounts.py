@@ -8,10 +8,10 @@ module is imported (its app's `ready()`), so the next `migrate` makes it. Each o
   the post_migrate sync): code that acts as it only looks it up (`service_account_user`)
   and never creates it, so nobody can sign in first under its name and become it;
 - has no usable password (the sign-in backends refuse it before any password is
-  checked, console.oidc.PasswordLoginPolicy), no single sign-on identity and no API
+  checked, console.oidc.backends.PasswordLoginPolicy), no single sign-on identity and no API
   token (`is_service_account` is what the token services ask);
 - has exactly the permissions listed here, no role, no admin flags;
-- has a reserved name: console.usernames refuses it and its look-alikes to sign-ins
+- has a reserved name: console.usernames.keys refuses it and its look-alikes to sign-ins
   and the admin's forms, even while the account is missing.
 
 An account a person already holds under a reserved name (made by a sign-in before this
@@ -30,7 +30,7 @@ from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy, gettext_noop
 
 from console.errors import DomainError
-from console.usernames import username_key
+from console.usernames.keys import username_key
 
 log = logging.getLogger(__name__)
 USERNAME_MAX = 150
@@ -62,14 +62,14 @@ def service_account_register(account: ServiceAccount) -> ServiceAccount:
 
 
 # Requests runs and nothing else: never approves, so an undo that needs approval waits
-# for a commander (runbooks/actions/guard_services.py).
+# for a commander (actions/guard/services.py).
 GUARD = service_account_register(
     ServiceAccount(
         key="guard",
         name=lambda: settings.GUARD_USERNAME,
         default="console-guard",
         purpose=gettext_lazy("the guard's automatic undos"),
-        permissions=("runbooks.request_actionrun",),
+        permissions=("actions.request_actionrun",),
     )
 )
 
@@ -91,7 +91,7 @@ def is_service_account_name(username: str) -> bool:
 
 
 def reserved_for(key: str) -> ServiceAccount | None:
-    """The service account whose name has this username key (console.usernames)."""
+    """The service account whose name has this username key (console.usernames.keys)."""
     return next((a for a in service_accounts() if username_key(a.username) == key), None)
 
 
@@ -165,7 +165,7 @@ def service_accounts_ensure(
     from django.contrib.auth import get_user_model
     from django.contrib.auth.models import Permission
 
-    from console.oidc_models import OidcIdentity
+    from console.oidc.models import OidcIdentity
 
     user_model = user_model or get_user_model()
     permission_model = permission_model or Permission

@@ -1,6 +1,6 @@
 """The Django admin's user pages, with the console's username rules: no look-alike of an
 existing name, no invisible characters, no service account's reserved name, and a
-service account keeps the name its setting gives it (console/usernames.py,
+service account keeps the name its setting gives it (console/usernames/keys.py,
 console/service_accounts.py)."""
 
 from collections.abc import Callable
@@ -14,7 +14,7 @@ from django.core.exceptions import ValidationError
 from django.utils.translation import gettext
 
 from console.service_accounts import is_service_account
-from console.usernames import UsernameRefused, username_check
+from console.usernames.keys import UsernameRefused, username_check
 
 
 def _username_rules(user: User | None) -> Callable[[str], None]:

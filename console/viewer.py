@@ -14,7 +14,7 @@ from django.http import HttpRequest
 from django.utils import timezone, translation
 
 from console.login_lockout import API_PREFIX
-from console.preferences import SESSION_LANGUAGE, SESSION_UTC, supported_language
+from console.preferences.services import SESSION_LANGUAGE, SESSION_UTC, supported_language
 
 TZ_COOKIE = "console_tz"
 UTC_COOKIE = "console_utc"

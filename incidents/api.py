@@ -6,14 +6,14 @@ role (settings REST_FRAMEWORK). Whether a role may make a change is decided by t
 services (they raise PermissionDenied -> 403); the view-level permission classes only
 say the same thing earlier, before the body is looked at. A refused change
 (DomainError) answers 409 {"detail", "code"}, an unknown incident 404 {"detail"}
-(console/api_errors.py).
+(console/api/errors.py).
 """
 
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import status
 from rest_framework.response import Response
 
-from console.api_base import (
+from console.api.base import (
     E400,
     ITEM_READ_ERRORS,
     ITEM_WRITE_ERRORS,

@@ -2,7 +2,8 @@
 
 from django.urls import path
 
-from incidents import api, silences_api
+from incidents import api
+from incidents.silences import api as silences_api
 
 app_name = "incidents_api"
 

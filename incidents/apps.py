@@ -9,7 +9,7 @@ class IncidentsConfig(AppConfig):
     def ready(self) -> None:
         from incidents.models import TimelineEventType
         from incidents.panels import incident_panel_register
-        from incidents.silences_views import panel_context
+        from incidents.silences.views import panel_context
         from incidents.timeline_kinds import timeline_kinds_register
 
         timeline_kinds_register(app=self.name, kinds=TimelineEventType.choices)

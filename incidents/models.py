@@ -96,7 +96,7 @@ class Incident(models.Model):
         ]
         indexes = [
             models.Index(fields=["grouping_key", "-resolved_at"]),
-            # Earlier incidents with a runbook, newest first (postmortems.similar).
+            # Earlier incidents with a runbook, newest first (postmortems.similar.selectors).
             models.Index(fields=["runbook", "-id"], name="incident_runbook_newest"),
         ]
         permissions = [

@@ -1,6 +1,7 @@
 from django.urls import path
 
-from incidents import silences_views, views
+from incidents import views
+from incidents.silences import views as silences_views
 
 app_name = "incidents"
 urlpatterns = [

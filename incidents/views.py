@@ -28,9 +28,9 @@ from console.http import AuthedRequest
 from console.web import CHANGED_EVENT, FLASH_CLEARED, console_view, perform, refused
 from incidents import permissions as perms
 from incidents import selectors, services
-from incidents.lifecycle import ALLOWED
 from incidents.models import IncidentStatus, ReceiptOutcome, Severity
 from incidents.services.lifecycle import NOTE_MAX_CHARS, REASON_MAX_CHARS, AlertsFiring
+from incidents.transitions import ALLOWED
 
 INCIDENTS_PER_PAGE = 25
 RECEIPTS_PER_PAGE = 50

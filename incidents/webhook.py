@@ -23,7 +23,7 @@ from django.http import HttpRequest, JsonResponse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_exempt
 
-from console.metrics import webhook_observed
+from console.metrics.series import webhook_observed
 from incidents.alertmanager import PayloadError, parse_body
 from incidents.models import ReceiptOutcome
 from incidents.services import alerts_ingest, webhook_receipt_record
@@ -75,7 +75,7 @@ def _meta(request: HttpRequest, raw: bytes) -> ReceiptMeta:
 
 @csrf_exempt  # machine-to-machine, authenticated by the bearer token, no cookies
 @never_cache
-@webhook_observed  # outcome and ingest latency (console/metrics.py)
+@webhook_observed  # outcome and ingest latency (console/metrics/series.py)
 def alertmanager_webhook(request: HttpRequest):
     if request.method != "POST":  # JSON like every other answer (require_POST's is empty)
         response = _error(405, f"only POST is allowed, not {(request.method or '')[:10]}")

@@ -2,7 +2,7 @@
 
 from drf_spectacular.utils import extend_schema
 
-from console.api_base import LIST_ERRORS, ConsoleApi
+from console.api.base import LIST_ERRORS, ConsoleApi
 from console.http import AuthedApiRequest
 from console.permissions import HasConsoleRole, require_perm
 from notifications import selectors

@@ -13,11 +13,11 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from actions.models import ActionRunStatus
 from incidents.grouping import is_worse
 from incidents.models import IncidentStatus, TimelineEvent, TimelineEventType
 from notifications.models import Event
 from postmortems.timeline_kinds import POSTMORTEM
-from runbooks.actions.models import ActionRunStatus
 from runbooks.timeline_kinds import ACTION
 
 _STATUS_EVENTS = {

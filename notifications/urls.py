@@ -1,4 +1,4 @@
-"""The deliveries page and its API, mounted at the root by console/urls.py."""
+"""The deliveries page and its API, mounted at the root by config/urls.py."""
 
 from django.urls import path
 

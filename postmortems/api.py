@@ -9,7 +9,7 @@ from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import status
 from rest_framework.response import Response
 
-from console.api_base import (
+from console.api.base import (
     ITEM_READ_ERRORS,
     ITEM_WRITE_ERRORS,
     LIST_ERRORS,
@@ -21,7 +21,7 @@ from console.errors import NotFound
 from console.http import AuthedApiRequest
 from console.permissions import HasConsoleRole, require_perm
 from postmortems import selectors, services
-from postmortems.export import postmortem_markdown
+from postmortems.markdown.document import postmortem_markdown
 from postmortems.permissions import DRAFT, MANAGE, VIEW, VIEW_ITEMS
 from postmortems.serializers import (
     ActionItemQuerySerializer,

@@ -2,7 +2,8 @@
 
 from django.urls import path
 
-from postmortems import api, similar_api
+from postmortems import api
+from postmortems.similar import api as similar_api
 
 app_name = "postmortems_api"
 urlpatterns = [

@@ -9,7 +9,7 @@ from django.db import models
 from django.utils.functional import Promise, lazy
 from django.utils.translation import gettext, gettext_noop, pgettext
 
-from incidents.lifecycle import TransitionError
+from incidents.transitions import TransitionError
 from postmortems.models import ActionItem, DraftState, ItemStatus, Postmortem, PostmortemStatus
 
 S, D, A = PostmortemStatus, DraftState, ItemStatus  # A: action items

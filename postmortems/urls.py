@@ -1,6 +1,7 @@
 from django.urls import include, path
 
-from postmortems import similar_views, views
+from postmortems import views
+from postmortems.similar import views as similar_views
 
 app_name = "postmortems"
 urlpatterns = [

@@ -6,7 +6,7 @@ from drf_spectacular.utils import extend_schema
 from rest_framework import status
 from rest_framework.response import Response
 
-from console.api_base import (
+from console.api.base import (
     ITEM_READ_ERRORS,
     ITEM_WRITE_ERRORS,
     READ_ERRORS,

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from django.conf import settings
 
-from runbooks.actions.k8s import LWS_GROUP, LWS_PLURAL, LWS_VERSION
-from runbooks.actions.permissions import actions_namespace
+from actions.k8s import LWS_GROUP, LWS_PLURAL, LWS_VERSION
+from actions.permissions import actions_namespace
 
 
 def namespaces() -> list[str]:

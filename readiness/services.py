@@ -16,6 +16,8 @@ from django.utils import timezone
 from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy, gettext_noop
 
+from actions.k8s import KubeApi
+from actions.kinds.base import ActionError
 from console.bounds import MAX_ID
 from console.errors import DomainError, NotAllowed
 from readiness import discovery, verify
@@ -31,8 +33,6 @@ from readiness.models import (
 )
 from readiness.permissions import SIGN_OFF, VERIFY
 from readiness.verifiers import Finding
-from runbooks.actions.k8s import KubeApi
-from runbooks.actions.kinds.base import ActionError
 
 MAX_SIGNOFF_DAYS = 366
 log = logging.getLogger(__name__)
@@ -177,7 +177,7 @@ def verification_run(
 ) -> Verification | None:
     """Run a queued verification (on the worker): read every source, store one result per
     item. The reads happen outside any transaction; the results are written in one."""
-    from runbooks.actions.k8s import kube_api
+    from actions.k8s import kube_api
 
     verification = _claim(verification_id)
     if verification is None:
@@ -206,7 +206,7 @@ def verification_run(
 def checklists_refresh(*, api_factory: Callable[[], KubeApi] | None = None) -> int:
     """Find the LWS in each namespace, then verify each one now (on the worker). Returns
     how many were verified."""
-    from runbooks.actions.k8s import kube_api
+    from actions.k8s import kube_api
 
     api_factory = api_factory or kube_api
     done = 0

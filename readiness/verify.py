@@ -11,10 +11,10 @@ from datetime import datetime
 
 from django.conf import settings
 
+from actions.kinds.base import ActionError, TargetNotFound
 from readiness.items import BY_KEY, VERIFIED_KEYS
 from readiness.verifiers import Finding, config, failed, lws, signals, unknown
 from runbooks import prometheus
-from runbooks.actions.kinds.base import ActionError, TargetNotFound
 from runbooks.catalog import CatalogError, load_catalog
 
 LWS_CHECKS: dict[str, Callable[[dict], Finding]] = {
@@ -96,7 +96,7 @@ def _runbooks_finding() -> Finding:
 
 def _drill_finding(namespace: str, name: str, now: datetime) -> Finding:
     try:
-        from runbooks.drills.selectors import drill_last_passed
+        from drills.selectors import drill_last_passed
     except ImportError as exc:
         return unknown(f"The drill history is not available in this console: {exc}")
     return signals.chaos_drill(drill_last_passed(namespace=namespace, lws=name, runbook=None), now)

@@ -1,11 +1,11 @@
 """Django admin for action runs and ConfigMap revisions: read-only. Runs change state only
-through runbooks/actions/services.py and the worker (which write the audit log and the
+through actions/services.py and the worker (which write the audit log and the
 timeline); the audit log and the revisions are evidence."""
 
 from django.contrib import admin
 from django.http import HttpRequest
 
-from runbooks.actions.models import ActionRun, ActionRunEvent, ConfigRevision
+from actions.models import ActionRun, ActionRunEvent, ConfigRevision
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):

@@ -3,12 +3,12 @@
 from drf_spectacular.utils import extend_schema
 from rest_framework.response import Response
 
-from console.api_base import ITEM_READ_ERRORS, ConsoleApi
+from console.api.base import ITEM_READ_ERRORS, ConsoleApi
 from console.http import AuthedApiRequest
 from console.permissions import HasConsoleRole, require_perm
 from incidents import selectors
 from incidents.permissions import VIEW
-from runbooks.auto_triage_queue import auto_triage_seen
+from runbooks.auto_triage.queue import auto_triage_seen
 from runbooks.serializers import TriageSerializer, triage_data
 from runbooks.triage import incident_alerts_firing_first, incident_triage
 from runbooks.triage_actions import recommended_actions

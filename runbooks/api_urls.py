@@ -2,9 +2,9 @@
 
 from django.urls import path
 
+from actions import api as actions
+from drills import api as drills
 from runbooks import api
-from runbooks.actions import api as actions
-from runbooks.drills import api as drills
 
 app_name = "runbooks_api"
 

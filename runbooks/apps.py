@@ -7,13 +7,8 @@ class RunbooksConfig(AppConfig):
     verbose_name = _("Runbooks")
 
     def ready(self) -> None:
-        from celery.signals import worker_ready
-
         from runbooks import checks  # noqa: F401  (registers the catalogue system check)
-        from runbooks.actions.access import log_access_at_worker_start
 
-        worker_ready.connect(log_access_at_worker_start, weak=False)
-        _count_waiting_runs_for_the_worker_banner()
         _extend_the_incident_page()
         _triage_incidents_as_they_open()
 
@@ -31,7 +26,6 @@ def _extend_the_incident_page() -> None:
     timeline_text.register()
     for key, order, template in (
         ("runbook", 10, "runbooks/_incident_triage_section.html"),
-        ("actions", 20, "runbooks/actions/_incident_section.html"),
         ("signals", 30, "runbooks/_incident_signals_section.html"),
     ):
         incident_panel_register(key=key, order=order, template=template)
@@ -40,21 +34,6 @@ def _extend_the_incident_page() -> None:
 def _triage_incidents_as_they_open() -> None:
     # incidents tells whoever listens what it appended, after the commit.
     from incidents.services.timeline import timeline_appended
-    from runbooks.auto_triage_queue import on_timeline_appended
+    from runbooks.auto_triage.queue import on_timeline_appended
 
-    timeline_appended.connect(on_timeline_appended, dispatch_uid="runbooks.auto_triage")
-
-
-def _count_waiting_runs() -> int:
-    from runbooks.actions.models import ActionRun, ActionRunStatus
-
-    return ActionRun.objects.filter(status=ActionRunStatus.QUEUED).count()
-
-
-def _count_waiting_runs_for_the_worker_banner() -> None:
-    # console shows "no worker ... M action runs are waiting" but may not import us.
-    from console.liveness import waiting_work_register
-
-    waiting_work_register(
-        count=_count_waiting_runs, singular=_("action run"), plural=_("action runs")
-    )
+    timeline_appended.connect(on_timeline_appended, dispatch_uid="runbooks.auto_triage.evaluation")

@@ -2,7 +2,7 @@
 
 Files starting with `_` are not runbooks: `_categories.yaml` defines the six failure
 categories. A broken file raises `CatalogError` naming the file and the field (see
-`runbooks.parsing`), and fails `manage.py check` (`runbooks.checks`).
+`runbooks.parsing.runbook`), and fails `manage.py check` (`runbooks.checks`).
 
 Every non-English language of `settings.LANGUAGES` has the text fields translated in a
 subdirectory (`zh-Hans/`, see `runbooks.translations`). Each language's runbooks are
@@ -23,7 +23,7 @@ from django.utils.translation import get_language
 
 from runbooks import translations
 from runbooks.fields import Fields
-from runbooks.parsing import (
+from runbooks.parsing.runbook import (
     bracket_problem,
     display_path,
     parse_categories,

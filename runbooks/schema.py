@@ -1,6 +1,6 @@
 """The runbook catalogue's data model: frozen dataclasses and their vocabularies.
 
-Parsing and validation live in `runbooks.parsing`; this module only says what a valid
+Parsing and validation live in `runbooks.parsing.runbook`; this module only says what a valid
 runbook is made of.
 """
 
@@ -14,8 +14,8 @@ from typing import Any
 from django.apps import apps
 from django.db.models import Field
 
+from actions.kinds import KINDS
 from incidents.models import Severity
-from runbooks.actions.kinds import KINDS
 
 PLACEHOLDERS = ("namespace", "lws", "pod", "node")
 COMPARATORS = {
@@ -26,13 +26,13 @@ COMPARATORS = {
     "==": operator.eq,
     "!=": operator.ne,
 }
-# The action kinds' registry (README "Actions"; one module each in runbooks/actions/kinds/).
+# The action kinds' registry (README "Actions"; one module each in actions/kinds/).
 ACTION_KINDS = tuple(KINDS)
 CATEGORIES = ("resource", "communication", "scheduling", "model", "framework", "upstream")
 SEVERITIES = tuple(Severity.values)
 # What a triage check can say. Only "firing" ever makes a condition true.
 STATES = ("firing", "ok", "no_data", "error")
-# The three kinds of guard signal (runbooks/guard_parsing.py, runbooks/actions/guard.py).
+# The three kinds of guard signal (runbooks/parsing/guard.py, actions/guard/judge.py).
 GUARD_TYPES = ("availability", "latency", "quality")
 
 

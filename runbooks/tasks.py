@@ -6,15 +6,17 @@ from celery import shared_task
 from django.conf import settings
 from django.db import OperationalError
 
-from runbooks import auto_triage, auto_triage_queue
-from runbooks.actions import execution, guard_services
+from actions import execution
 
-# The drill tasks live in runbooks/drills/tasks.py; Celery looks for tasks in <app>.tasks.
-from runbooks.drills.tasks import (  # noqa: F401
+# The drill tasks live in drills/tasks.py; Celery looks for tasks in <app>.tasks.
+from actions.guard import services as guard_services
+from drills.tasks import (  # noqa: F401
     drill_run_finish,
     drill_run_inject,
     drill_runs_watch,
 )
+from runbooks.auto_triage import evaluation as auto_triage
+from runbooks.auto_triage import queue as auto_triage_queue
 
 # Below the run's lease (ACTIONS_LEASE_SECONDS), so a live task is never taken for dead.
 TIME_LIMIT = settings.ACTIONS_TASK_TIME_LIMIT
@@ -91,7 +93,7 @@ def auto_triage_evaluate(incident_id: int) -> bool:
 
 @shared_task(name="runbooks.tasks.auto_triage_drain", **_TRIAGE_TASK)
 def auto_triage_drain() -> int:
-    # What is due, in batches (runbooks/auto_triage_queue.py); a redelivery finds the
+    # What is due, in batches (runbooks/auto_triage/queue.py); a redelivery finds the
     # rows it already claimed gone and posts nothing twice.
     return auto_triage_queue.auto_triage_drain()
 

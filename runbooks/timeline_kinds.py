@@ -1,12 +1,12 @@
-"""The incident-timeline kinds runbooks writes (runbooks, runbooks/actions, runbooks/drills),
+"""The incident-timeline kinds runbooks writes (runbooks, actions/, drills/),
 registered with incidents from RunbooksConfig.ready(). The values are stored data."""
 
 from django.utils.translation import gettext_lazy as _
 
 DIAGNOSIS_CONFIRMED = "diagnosis_confirmed"
 RUNBOOK_STEP = "runbook_step"
-ACTION = "action"  # runbooks/actions: an action run's request, decision and outcome
-DRILL = "drill"  # runbooks/drills: a drill's steps, once it has its incident
+ACTION = "action"  # actions/: an action run's request, decision and outcome
+DRILL = "drill"  # drills/: a drill's steps, once it has its incident
 AUTO_TRIAGE = "auto_triage"  # runbooks/auto_triage: a triage result the worker posted
 
 LABELS = {

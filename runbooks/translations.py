@@ -29,7 +29,7 @@ from typing import Any
 from django.conf import settings
 
 from runbooks.fields import Fields
-from runbooks.parsing import display_path, read_yaml
+from runbooks.parsing.runbook import display_path, read_yaml
 from runbooks.schema import Category, Runbook
 
 SOURCE_LANGUAGE = "en"

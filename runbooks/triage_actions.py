@@ -2,7 +2,7 @@
 
 For each emergency action of the runbook whose kind the branch recommends: its number
 (the page's button asks for `?action=<index>`), kind, title, the parameters filled from the
-alert labels exactly as the confirmation dialog fills them (runbooks.actions.forms), and
+alert labels exactly as the confirmation dialog fills them (actions.forms), and
 whether the approval policy wants a second person. A read: nothing is written, and the
 cluster is not asked (the request, and a preview, read it and decide again).
 """
@@ -12,10 +12,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from actions import policy
+from actions.forms import filled_params
+from actions.kinds import KINDS, ActionError, kind_for
 from incidents.models import Incident
-from runbooks.actions import policy
-from runbooks.actions.forms import filled_params
-from runbooks.actions.kinds import KINDS, ActionError, kind_for
 from runbooks.catalog import load_catalog
 from runbooks.placeholders import missing
 from runbooks.triage import TriageResult, incident_labels

@@ -1,8 +1,8 @@
 from django.urls import path
 
+from actions import views as actions
+from drills import views as drills
 from runbooks import views
-from runbooks.actions import views as actions
-from runbooks.drills import views as drills
 
 app_name = "runbooks"
 urlpatterns = [

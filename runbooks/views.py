@@ -27,14 +27,14 @@ from django_htmx.http import trigger_client_event
 from console.errors import DomainError
 from console.http import AuthedRequest
 from console.web import CHANGED_EVENT, FLASH_CLEARED, console_view, refused
+from drills.selectors import runbook_drill_summary
 from incidents.models import Incident, TimelineEvent
 from incidents.permissions import VIEW
 from incidents.selectors import incident_get
 from runbooks import services
-from runbooks.auto_triage_queue import auto_triage_seen
+from runbooks.auto_triage.queue import auto_triage_seen
 from runbooks.catalog import load_catalog
 from runbooks.charts import incident_charts
-from runbooks.drills.selectors import runbook_drill_summary
 from runbooks.permissions import RESPOND
 from runbooks.placeholders import fill_command, fill_params, missing
 from runbooks.schema import Condition, Runbook

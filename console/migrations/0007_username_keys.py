@@ -1,4 +1,4 @@
-"""One unique key per username (console/usernames.py), so accounts whose names only look
+"""One unique key per username (console/usernames/keys.py), so accounts whose names only look
 different cannot coexist. Existing users get theirs, oldest first; where two names
 already collide both accounts are kept, the later one without a key, and a warning
 names them so an admin can rename one."""
@@ -9,7 +9,7 @@ from django.db import migrations, models
 
 
 def fill(apps, schema_editor):
-    from console.usernames import keys_fill
+    from console.usernames.keys import keys_fill
 
     keys_fill(apps.get_model("auth", "User"), apps.get_model("console", "UsernameKey"))
 

@@ -1,4 +1,4 @@
-"""API tokens (django-rest-knox, console/api_token_models.py), and the end of the old
+"""API tokens (django-rest-knox, console/api_tokens/models.py), and the end of the old
 plaintext ones: rest_framework.authtoken kept every key in clear, so its table, its
 migration history and its permissions are dropped where an older install has them.
 Existing tokens must be reissued (POST /api/v1/auth/token/)."""

@@ -1,4 +1,4 @@
-"""Indexes for "similar past incidents" (postmortems/similar.py, issue #15 item 3).
+"""Indexes for "similar past incidents" (postmortems/similar/selectors.py, issue #15 item 3).
 
 Each answers "the newest earlier incidents with ..." in id order, so the query stops after
 a few rows whatever the number of incidents: the runbook on the incident, and the

@@ -16,13 +16,13 @@ from incidents.services.receipts import (
     webhook_receipt_replay_request,
     webhook_receipts_prune,
 )
-from incidents.services.silences import incident_silence_create, incident_silence_expire
 from incidents.services.timeline import (
     incident_event_add,
     incident_event_record,
     incident_events_record,
     incident_runbook_set,
 )
+from incidents.silences.services import incident_silence_create, incident_silence_expire
 
 __all__ = [
     "IngestResult",

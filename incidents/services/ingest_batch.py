@@ -17,7 +17,6 @@ from django.conf import settings
 
 from incidents.alertmanager import ParsedAlert
 from incidents.grouping import alert_ref, is_worse, severity_for
-from incidents.lifecycle import apply_transition, retrigger_status
 from incidents.models import (
     AlertStatus,
     Incident,
@@ -26,6 +25,7 @@ from incidents.models import (
     TimelineEventType,
 )
 from incidents.services.ingestion_sql import ALERT_UPDATE_COLUMNS
+from incidents.transitions import apply_transition, retrigger_status
 
 AlertKey = tuple[str, datetime]  # (fingerprint, startsAt): one alert occurrence
 

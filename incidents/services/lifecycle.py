@@ -21,7 +21,6 @@ from django.utils.translation import gettext_lazy, gettext_noop, ngettext
 from console.errors import DomainError
 from console.permissions import require
 from incidents import permissions as perms
-from incidents.lifecycle import apply_transition, status_word
 from incidents.models import (
     Alert,
     AlertStatus,
@@ -31,6 +30,7 @@ from incidents.models import (
     TimelineEventType,
 )
 from incidents.selectors import incident_for_update
+from incidents.transitions import apply_transition, status_word
 
 NOTE_MAX_CHARS = 10_000
 REASON_MAX_CHARS = 2_000

@@ -10,10 +10,10 @@ from datetime import datetime
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
+from actions.models import ActionRun
 from incidents.models import Alert, Incident, TimelineEvent, TimelineEventType
 from postmortems.models import Postmortem, PostmortemTimelineEntry, TimelineSource
 from postmortems.timeline_kinds import ACTION_ITEM, POSTMORTEM
-from runbooks.actions.models import ActionRun
 from runbooks.timeline_kinds import ACTION
 
 BATCH = 2000

@@ -23,10 +23,10 @@ from django.utils.translation import gettext_lazy, gettext_noop
 
 from console.errors import DomainError, NotFound
 from console.permissions import require
-from incidents.lifecycle import status_word
 from incidents.models import Alert, Incident, TimelineEvent
 from incidents.selectors import incident_get
-from postmortems.export import duration
+from incidents.transitions import status_word
+from postmortems.markdown.document import duration
 from postmortems.models import (
     DraftState,
     MetricSnapshot,

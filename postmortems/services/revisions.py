@@ -20,7 +20,7 @@ from django.urls import reverse
 from django.utils import timezone, translation
 from django.utils.translation import gettext, gettext_noop
 
-from console.preferences import preference_get
+from console.preferences.services import preference_get
 from postmortems.models import (
     Notification,
     Postmortem,

@@ -4,14 +4,14 @@ from django import template
 from django.utils.safestring import SafeString
 from django.utils.translation import gettext_lazy
 
-from postmortems.markdown import render_markdown
+from postmortems.markdown.html import render_markdown
 
 register = template.Library()
 
 
 @register.filter(name="markdown")
 def markdown_filter(value: object) -> SafeString:
-    """Render a Markdown field as sanitised HTML (see postmortems.markdown)."""
+    """Render a Markdown field as sanitised HTML (see postmortems.markdown.html)."""
     return render_markdown("" if value is None else str(value))
 
 

@@ -25,7 +25,7 @@ from console.web import console_view, denied, refused
 from incidents.selectors import incident_get
 from postmortems import selectors, services
 from postmortems.blameless import blameless_check_fields
-from postmortems.export import DURATIONS, duration, postmortem_markdown
+from postmortems.markdown.document import DURATIONS, duration, postmortem_markdown
 from postmortems.models import (
     SECTION_ORDER,
     TEXT_SECTIONS,

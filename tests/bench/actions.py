@@ -61,7 +61,7 @@ class Stack:
         self.kubeconfig = tmp / "kubeconfig"
         self.env = {
             **{k: v for k, v in os.environ.items() if not k.startswith(("CELERY_", "ACTIONS_"))},
-            "DJANGO_SETTINGS_MODULE": "console.settings",
+            "DJANGO_SETTINGS_MODULE": "config.settings",
             "DATABASE_URL": f"postgres://postgres@{PG[0]}:{PG[1]}/{DB}",
             "CELERY_BROKER_URL": REDIS_URL,
             "CELERY_BROKER_KEY_PREFIX": KEY_PREFIX,
@@ -103,10 +103,10 @@ class Stack:
                                  str(self.sim_port), "--kubeconfig", str(self.kubeconfig),
                                  "--startup-delay", "1"])  # fmt: skip
         wait(lambda: requests.get(self.sim + "/sim/status", timeout=1).ok, "the simulator")
-        web = [str(BIN / "gunicorn"), "console.wsgi:application", "--workers", "2",
+        web = [str(BIN / "gunicorn"), "config.wsgi:application", "--workers", "2",
                "--threads", "4", "--bind", f"127.0.0.1:{self.web_port}"]  # fmt: skip
         self.start("web", web)
-        worker = [str(BIN / "celery"), "-A", "console", "worker",
+        worker = [str(BIN / "celery"), "-A", "config", "worker",
                   "-Q", "default,actions,notifications",
                   "--concurrency", "1", "--loglevel", "WARNING"]  # fmt: skip
         self.start("worker", worker)
@@ -142,7 +142,7 @@ class Stack:
 def incident_and_token(stack: Stack) -> tuple[int, str]:
     made = stack.manage("shell", "-c", (
         "from django.contrib.auth.models import User, Group; from console import roles;"
-        "from console.api_tokens import api_token_issue;"
+        "from console.api_tokens.services import api_token_issue;"
         "roles.roles_sync(); u = User.objects.create_user('bench');"
         "u.groups.add(Group.objects.get(name=roles.RESPONDER));"
         "print(api_token_issue(user=u, client='bench')[1])"

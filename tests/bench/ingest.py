@@ -4,7 +4,7 @@
 gunicorn, a Celery worker, 4 clients for 30 s, lag and memory, each target PASS/MISS).
 
 Posts a deterministic Alertmanager "storm" (tests/bench/fleet_storm.py) to the
-console's webhook served by gunicorn as production runs it (console.gunicorn_conf) on
+console's webhook served by gunicorn as production runs it (config.gunicorn_conf) on
 PostgreSQL, and, in the same run, upserts the same alert rows straight into the same
 table with psycopg: the floor any ingestion path pays. Prints alerts/s for both, their
 ratio (target: console/baseline >= 0.5x), request latencies and the peak RSS of the
@@ -318,9 +318,9 @@ def main() -> int:
         baseline = run_phase("baseline", storm, baseline_client(BASELINE_DB))
 
         port = stack.free_port()
-        args = ["-c", "python:console.gunicorn_conf", "--bind", f"127.0.0.1:{port}"]
+        args = ["-c", "python:config.gunicorn_conf", "--bind", f"127.0.0.1:{port}"]
         env = stack.console_env(CONSOLE_DB, tmp / "var-console")
-        server = stack.start_gunicorn([*args, "console.wsgi:application"], env, log_path, port)
+        server = stack.start_gunicorn([*args, "config.wsgi:application"], env, log_path, port)
         base = f"http://127.0.0.1:{port}"
         console = run_phase("console", storm, webhook_client(base + stack.WEBHOOK_PATH, base))
         rss = stack.memory_kib(server.pid)

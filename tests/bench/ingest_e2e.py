@@ -1,6 +1,6 @@
 """End-to-end ingest bench (issue #14): the storm through the stack production runs.
 
-gunicorn as production runs it (console.gunicorn_conf) on its own PostgreSQL database,
+gunicorn as production runs it (config.gunicorn_conf) on its own PostgreSQL database,
 one Celery worker on Redis (its own key prefix), 4 client threads posting the storm of
 tests/bench/storm.py for 30 s, all on 127.0.0.1. Before the timed storm, a warm-up and a
 10k-alert storm measure the web processes' memory. While the storm runs, a poller reads
@@ -314,8 +314,8 @@ def main() -> int:
             ["-Q", "default,actions,notifications", "--concurrency", "2", "-l", "info"],
         )
         port = stack.free_port()
-        args = ["-c", "python:console.gunicorn_conf", *WEB_ARGS]
-        args += ["--bind", f"127.0.0.1:{port}", "console.wsgi:application"]
+        args = ["-c", "python:config.gunicorn_conf", *WEB_ARGS]
+        args += ["--bind", f"127.0.0.1:{port}", "config.wsgi:application"]
         web = stack.start_gunicorn(args, env, tmp / "web.log", port)
 
         run_clients(warm, port, 60, lambda c: len(c.notes), {})

@@ -62,5 +62,5 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "console.settings")
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     sys.exit(main())

@@ -22,7 +22,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "console.settings")
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 os.environ.setdefault("SECRET_KEY", "bench-outgoing")
 os.environ.setdefault("ALERTMANAGER_TOKEN", "bench-outgoing")
 os.environ.setdefault("FIELD_ENCRYPTION_KEYS", "bench-outgoing-field-encryption-key-0001")

@@ -33,7 +33,7 @@ def setup_django(tmp: str) -> None:
         c.execute(f"DROP DATABASE IF EXISTS {DB} WITH (FORCE)")
         c.execute(f"CREATE DATABASE {DB}")
     os.environ.update(
-        DJANGO_SETTINGS_MODULE="console.settings",
+        DJANGO_SETTINGS_MODULE="config.settings",
         DATABASE_URL=f"postgres://postgres@{PG[0]}:{PG[1]}/{DB}",
         SECRET_KEY="bench",
         ALERTMANAGER_TOKEN="bench",

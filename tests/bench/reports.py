@@ -34,7 +34,7 @@ SEED = int(os.environ.get("BENCH_SEED", "1"))
 RENDERS = 10
 BATCH = 5000
 ENV = {
-    "DJANGO_SETTINGS_MODULE": "console.settings",
+    "DJANGO_SETTINGS_MODULE": "config.settings",
     "DATABASE_URL": f"postgres://postgres@{PG[0]}:{PG[1]}/{DB}",
     "SECRET_KEY": "bench",
     "ALERTMANAGER_TOKEN": "bench-reports-token",

@@ -40,7 +40,7 @@ T0 = datetime(2024, 12, 1, tzinfo=UTC)
 STEP = timedelta(minutes=10)  # one incident every 10 minutes: 100k is about two years
 TARGET = {"namespace": "team-a", "lws": "vllm-chat", "node": "gpu-node-07"}
 ENV = {
-    "DJANGO_SETTINGS_MODULE": "console.settings",
+    "DJANGO_SETTINGS_MODULE": "config.settings",
     "DATABASE_URL": f"postgres://postgres@{PG[0]}:{PG[1]}/{DB}",
     "SECRET_KEY": "bench",
     "ALERTMANAGER_TOKEN": "bench-similar-token",
@@ -121,9 +121,9 @@ class History:
 
     def grow(self, n: int, *, labels: dict | None = None, slug: str = "") -> list:
         """Append `n` incidents (given labels and runbook when set: the target)."""
+        from actions.models import ActionRun
         from incidents.models import Alert, Incident
         from postmortems.models import ActionItem, Postmortem
-        from runbooks.actions.models import ActionRun
 
         rng, made = self.rng, []
         for first in range(0, n, BATCH):

@@ -93,7 +93,7 @@ def console_env(dbname: str, var_dir: Path, **extra: str) -> dict[str, str]:
     HTTP on 127.0.0.1); `extra` adds or overrides (e.g. a Redis broker)."""
     env = {k: v for k, v in os.environ.items() if k not in CONSOLE_ENV_KEYS}
     env.update(
-        DJANGO_SETTINGS_MODULE="console.settings",
+        DJANGO_SETTINGS_MODULE="config.settings",
         DATABASE_URL=dsn(dbname),
         ALERTMANAGER_TOKEN=TOKEN,
         SECRET_KEY="bench",
@@ -205,7 +205,7 @@ def start_worker(env: dict[str, str], log_path: Path, args: Sequence[str]) -> su
     """A Celery worker, once it answers a ping (within the startup deadline)."""
     with log_path.open("wb") as log:
         proc = subprocess.Popen(
-            [str(CELERY), "-A", "console", "worker", *args],
+            [str(CELERY), "-A", "config", "worker", *args],
             cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT,
         )  # fmt: skip
     deadline = time.monotonic() + STARTUP_DEADLINE_S

@@ -7,7 +7,10 @@ Real processes throughout: the simulator (`python -m simulator serve`), a Celery
 Redis with KUBECONFIG pointing at it, the live test server on PostgreSQL, headless Chromium.
 """
 
+import re
+
 import pytest
+from playwright.sync_api import expect
 
 from console import roles
 from tests.e2e.conftest import SHOTS
@@ -78,8 +81,10 @@ def test_click_the_fix_approve_and_watch_the_crash_loop_end(
         timeout=60,
         what="the simulated release to stop crash-looping",
     )
-    timeline = rita.locator("#timeline").inner_text()
-    assert "Approved" in timeline or "Succeeded" in timeline
+    # The timeline refreshes on its own poll, separately from the run card.
+    expect(rita.locator("#timeline")).to_contain_text(
+        re.compile("Approved|Succeeded"), timeout=30_000
+    )
 
     # The audit view lists the run with who asked and who approved.
     rita.goto(f"{live.url}/runbooks/actions/")

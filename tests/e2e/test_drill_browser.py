@@ -10,9 +10,9 @@ headless Chromium. The test plays beat: it runs the drill watcher while it waits
 import pytest
 
 from console import roles
+from drills.execution import drill_runs_watch
+from drills.models import DrillRun
 from incidents.models import Incident
-from runbooks.drills.execution import drill_runs_watch
-from runbooks.drills.models import DrillRun
 from tests.e2e.conftest import SHOTS
 from tests.e2e.test_browser import log_in, send_alerts
 from tests.integration.actions.conftest import FAST, eventually

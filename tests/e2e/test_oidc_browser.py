@@ -6,7 +6,7 @@ and the whole trip are in the audit log an admin reads."""
 import pytest
 
 from console import roles
-from console.audit_models import AuditEvent, AuditKind, AuditMethod
+from console.audit.models import AuditEvent, AuditKind, AuditMethod
 from tests.e2e.conftest import SHOTS
 from tests.oidc_provider.fixtures import idp_fixture, sso_fixture  # noqa: F401
 

@@ -12,9 +12,9 @@ import pytest
 import requests
 
 from console import roles
-from console.audit import roles_of
-from console.audit_models import AuditEvent, AuditKind, AuditMethod
-from console.oidc_models import OidcIdentity
+from console.audit.models import AuditEvent, AuditKind, AuditMethod
+from console.audit.services import roles_of
+from console.oidc.models import OidcIdentity
 from tests.oidc_provider.fixtures import idp_fixture, sso_fixture  # noqa: F401
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]

@@ -18,7 +18,7 @@ from tests.helpers import free_port, port_open, wait_for
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
 REDIS_URL = "redis://127.0.0.1:6379/15"
-KEY_PREFIX = os.environ["CELERY_BROKER_KEY_PREFIX"]  # set per run by console.settings_test
+KEY_PREFIX = os.environ["CELERY_BROKER_KEY_PREFIX"]  # set per run by config.settings.test
 
 
 def database_url() -> str:
@@ -53,7 +53,7 @@ def _forget_own_keys(client) -> None:
 
 @pytest.fixture
 def start_worker(require_postgres, redis_broker, tmp_path):
-    """Start real `celery worker` processes consuming every queue (console.celery_routes) from
+    """Start real `celery worker` processes consuming every queue (config.celery_routes) from
     Redis and writing to the test's own database; `extra_env` adds settings (KUBECONFIG,
     ACTIONS_*). Returns the process; each has its log at `proc.log_path`."""
     procs = []
@@ -61,7 +61,7 @@ def start_worker(require_postgres, redis_broker, tmp_path):
     def _start(extra_env: dict | None = None, *, concurrency: int = 1) -> subprocess.Popen:
         env = {
             **os.environ,
-            "DJANGO_SETTINGS_MODULE": "console.settings",
+            "DJANGO_SETTINGS_MODULE": "config.settings",
             "DATABASE_URL": database_url(),
             "CELERY_BROKER_URL": REDIS_URL,
             "CELERY_BROKER_KEY_PREFIX": KEY_PREFIX,
@@ -75,7 +75,7 @@ def start_worker(require_postgres, redis_broker, tmp_path):
         log_path = tmp_path / f"worker-{n}.log"
         log = open(log_path, "w+")  # noqa: SIM115
         proc = subprocess.Popen(
-            [str(BIN / "celery"), "-A", "console", "worker",
+            [str(BIN / "celery"), "-A", "config", "worker",
              "-Q", "default,actions,notifications",
              "--concurrency", str(concurrency), "--pool", "prefork", "--loglevel", "INFO",
              "--hostname", f"test-{os.getpid()}-{n}@%h"],

@@ -18,7 +18,7 @@ import schemathesis
 from django.utils import timezone
 
 from console import roles
-from console.api_token_models import ApiToken
+from console.api_tokens.models import ApiToken
 from tests.conftest import TOKEN
 from tests.factories import AlertFactory, IncidentFactory
 

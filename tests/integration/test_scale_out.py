@@ -24,10 +24,10 @@ from pathlib import Path
 import pytest
 import requests
 
+from actions.models import ActionRun
 from console import roles
-from console.api_token_models import ApiToken
+from console.api_tokens.models import ApiToken
 from incidents.models import Alert, Incident
-from runbooks.actions.models import ActionRun
 from tests.bench import storm
 from tests.conftest import TOKEN
 from tests.factories import IncidentFactory
@@ -47,7 +47,7 @@ SCALE = {"namespace": NS, "lws": "vllm-chat", "replicas_delta": 2}
 def console_env(tmp_path: Path, **extra: str) -> dict[str, str]:
     return {
         **os.environ,
-        "DJANGO_SETTINGS_MODULE": "console.settings",
+        "DJANGO_SETTINGS_MODULE": "config.settings",
         "DATABASE_URL": database_url(),
         "CELERY_BROKER_URL": REDIS_URL,
         "CELERY_BROKER_KEY_PREFIX": KEY_PREFIX,
@@ -91,8 +91,8 @@ def web(processes, tmp_path, start_worker):  # start_worker: PostgreSQL and Redi
         metrics_dir.mkdir()
         env = console_env(tmp_path, PROMETHEUS_MULTIPROC_DIR=str(metrics_dir),
                           SECURE_SSL_REDIRECT="0", SECURE_COOKIES="0")  # fmt: skip
-        processes(f"web-{n}", [str(BIN / "gunicorn"), "-c", "python:console.gunicorn_conf",
-                               "console.wsgi:application", "--bind", f"127.0.0.1:{port}",
+        processes(f"web-{n}", [str(BIN / "gunicorn"), "-c", "python:config.gunicorn_conf",
+                               "config.wsgi:application", "--bind", f"127.0.0.1:{port}",
                                "--workers", "2"], env)  # fmt: skip
         urls.append(f"http://127.0.0.1:{port}")
     for url in urls:
@@ -148,7 +148,7 @@ def test_two_web_instances_two_workers_one_beat(
         metric_ports.append(free_port())
         start_worker({**worker_env, "PROMETHEUS_MULTIPROC_DIR": str(metrics_dir),
                       "WORKER_METRICS_PORT": str(metric_ports[-1])}, concurrency=2)  # fmt: skip
-    beat_log = processes("beat", [str(BIN / "celery"), "-A", "console", "beat", "-l", "info",
+    beat_log = processes("beat", [str(BIN / "celery"), "-A", "config", "beat", "-l", "info",
                                   "--schedule", str(tmp_path / "beat-schedule")],
                          console_env(tmp_path))  # fmt: skip
 

@@ -13,9 +13,9 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from console import roles
-from console.api_token_models import ApiToken
+from console.api_tokens.models import ApiToken
 from incidents.models import Incident, TimelineEvent
-from incidents.services import silences as silence_services
+from incidents.silences import services as silence_services
 from tests.factories import AlertFactory, IncidentFactory
 from tests.helpers import free_port, wait_for
 from tests.payloads import stalled_engine_alert
@@ -316,7 +316,7 @@ def test_alertmanager_unreachable_is_a_clear_503_and_nothing_is_recorded(
 
 
 def test_alertmanager_refusing_is_named_with_its_own_words(alertmanager, settings):
-    from incidents import silences
+    from incidents.silences import client as silences
 
     settings.ALERTMANAGER_URL = alertmanager
     now = timezone.now()

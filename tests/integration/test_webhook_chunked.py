@@ -28,9 +28,9 @@ TOKEN = "chunk-t0ken"
 LIMIT = 20_000
 SERVERS = {
     # As the Dockerfile runs it (sync workers), and as `make run` does (threads).
-    "gunicorn": [str(BIN / "gunicorn"), "console.wsgi:application", "--workers", "1",
+    "gunicorn": [str(BIN / "gunicorn"), "config.wsgi:application", "--workers", "1",
                  "--no-control-socket", "--bind"],
-    "gunicorn-threads": [str(BIN / "gunicorn"), "console.wsgi:application", "--workers", "1",
+    "gunicorn-threads": [str(BIN / "gunicorn"), "config.wsgi:application", "--workers", "1",
                          "--threads", "2", "--no-control-socket", "--bind"],
     "runserver": [str(BIN / "python"), "manage.py", "runserver", "--noreload", "--nothreading"],
 }  # fmt: skip
@@ -41,7 +41,7 @@ def server(request, require_postgres, tmp_path):
     port = free_port()
     env = {
         **os.environ,
-        "DJANGO_SETTINGS_MODULE": "console.settings",
+        "DJANGO_SETTINGS_MODULE": "config.settings",
         "DATABASE_URL": database_url(),
         "CELERY_BROKER_URL": "filesystem://",
         "SECRET_KEY": "chunked-test",

@@ -23,7 +23,7 @@ def server_without_database(tmp_path):
     port = free_port()
     env = {
         **os.environ,
-        "DJANGO_SETTINGS_MODULE": "console.settings",
+        "DJANGO_SETTINGS_MODULE": "config.settings",
         "DATABASE_URL": f"postgres://postgres@127.0.0.1:{dead}/nowhere",
         "CELERY_BROKER_URL": "filesystem://",
         "SECRET_KEY": "db-down-test",
@@ -31,7 +31,7 @@ def server_without_database(tmp_path):
         "VAR_DIR": str(tmp_path),
     }
     proc = subprocess.Popen(
-        [str(Path(sys.executable).parent / "gunicorn"), "console.wsgi:application",
+        [str(Path(sys.executable).parent / "gunicorn"), "config.wsgi:application",
          "--bind", f"127.0.0.1:{port}", "--workers", "1", "--no-control-socket"],
         cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )  # fmt: skip

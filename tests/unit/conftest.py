@@ -14,7 +14,7 @@ from http.server import ThreadingHTTPServer
 
 import pytest
 
-from runbooks.actions.k8s import kube_api
+from actions.k8s import kube_api
 from simulator.k8s_auth import token_for
 from simulator.kubeconfig import write_kubeconfig
 from simulator.server import Simulator, _handler

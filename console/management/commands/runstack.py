@@ -63,7 +63,7 @@ class Command(BaseCommand):
         kubeconfig = var / "simulator" / "kubeconfig"
         env = {
             **os.environ,
-            "DJANGO_SETTINGS_MODULE": "console.settings",
+            "DJANGO_SETTINGS_MODULE": "config.settings",
             "PROMETHEUS_URL": f"http://127.0.0.1:{ports.prometheus}",
             "ALERTMANAGER_URL": f"http://127.0.0.1:{ports.alertmanager}",
             "KUBECONFIG": os.environ.get("KUBECONFIG", str(kubeconfig)),
@@ -99,15 +99,15 @@ class Command(BaseCommand):
         return {"simulator": sim, **monitoring}
 
     def _console_commands(self, host, port, var) -> dict[str, list[str]]:
-        # Production's settings (console.gunicorn_conf), with threads: SQLite takes one
+        # Production's settings (config.gunicorn_conf), with threads: SQLite takes one
         # writer at a time, so more processes would only queue on its lock.
         web = [
-            str(BIN / "gunicorn"), "-c", "python:console.gunicorn_conf",
-            "console.wsgi:application", "--bind", f"{host}:{port}",
+            str(BIN / "gunicorn"), "-c", "python:config.gunicorn_conf",
+            "config.wsgi:application", "--bind", f"{host}:{port}",
             "--workers", "2", "--threads", "4", "--no-control-socket",
         ]  # fmt: skip
         worker = [
-            str(BIN / "celery"), "-A", "console", "worker", "-Q", "default,actions",
+            str(BIN / "celery"), "-A", "config", "worker", "-Q", "default,actions",
             "--concurrency", "1", "--loglevel", "INFO", "--beat",
             "--schedule", str(var / "celerybeat-schedule"),
         ]  # fmt: skip
@@ -116,7 +116,7 @@ class Command(BaseCommand):
         # are per node), no beat (one is enough). One pool process: SQLite takes one
         # writer at a time anyway, and each process costs about 90 MB.
         notifier = [
-            str(BIN / "celery"), "-A", "console", "worker", "-Q", "notifications",
+            str(BIN / "celery"), "-A", "config", "worker", "-Q", "notifications",
             "-n", "notifications@%h", "--concurrency", "1", "--loglevel", "INFO",
         ]  # fmt: skip
         return {"web": web, "worker": worker, "notifier": notifier}

@@ -2,8 +2,8 @@
 
 from django.core.management.base import BaseCommand, CommandError
 
-from runbooks.actions.kinds import ActionError
-from runbooks.actions.permissions import REQUIRED, missing_permissions
+from actions.kinds import ActionError
+from actions.permissions import REQUIRED, missing_permissions
 
 
 class Command(BaseCommand):

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from kubernetes import client, config
 
-from runbooks.actions.models import ActionRun
+from actions.models import ActionRun
 from tests.helpers import free_port, wait_for
 
 ROOT = Path(__file__).resolve().parents[3]

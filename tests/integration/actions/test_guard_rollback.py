@@ -20,10 +20,10 @@ import urllib.request
 
 import pytest
 
+from actions import services
+from actions.guard.models import GuardWatch
 from console import roles
 from incidents.models import TimelineEvent
-from runbooks.actions import services
-from runbooks.actions.guard_models import GuardWatch
 from tests.conftest import need_service
 from tests.factories import AlertFactory, IncidentFactory
 from tests.helpers import free_port, wait_for

@@ -6,11 +6,11 @@ import json
 
 import pytest
 
+from actions import services
+from actions.k8s import kube_api
+from actions.models import ConfigRevision
+from actions.revisions import config_revisions_capture
 from console import roles
-from runbooks.actions import services
-from runbooks.actions.k8s import kube_api
-from runbooks.actions.models import ConfigRevision
-from runbooks.actions.revisions import config_revisions_capture
 from tests.factories import IncidentFactory
 from tests.integration.actions.conftest import NS, eventually, key, wait_run
 

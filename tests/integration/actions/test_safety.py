@@ -10,10 +10,10 @@ import psutil
 import pytest
 from django.db import connection
 
+from actions import services
+from actions.models import ActionRun
 from console import roles
 from console.errors import DomainError
-from runbooks.actions import services
-from runbooks.actions.models import ActionRun
 from tests.factories import IncidentFactory
 from tests.helpers import free_port
 from tests.integration.actions.conftest import FAST, NS, eventually, key, wait_run

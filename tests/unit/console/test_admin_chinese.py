@@ -11,8 +11,8 @@ import pytest
 from django.conf import settings
 from django.utils import timezone
 
+from actions.models import ActionRun, ActionRunEvent
 from notifications.models import Delivery, Event, Target, TargetKind
-from runbooks.actions.models import ActionRun, ActionRunEvent
 from tests.factories import IncidentFactory
 
 pytestmark = [

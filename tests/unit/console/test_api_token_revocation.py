@@ -12,9 +12,9 @@ from django.core.management import call_command
 from django.test import Client
 
 from console import roles
-from console.api_tokens import api_token_issue
-from console.audit_models import AuditEvent, AuditKind, AuditMethod
-from console.oidc_services import SignInRefused
+from console.api_tokens.services import api_token_issue
+from console.audit.models import AuditEvent, AuditKind, AuditMethod
+from console.oidc.services import SignInRefused
 from tests.unit.console.test_oidc import sso, sync  # noqa: F401  (sso is a fixture)
 
 pytestmark = pytest.mark.django_db

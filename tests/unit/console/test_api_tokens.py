@@ -1,4 +1,4 @@
-"""API tokens (django-rest-knox, console/api_tokens.py): each request for one makes a new
+"""API tokens (django-rest-knox, console/api_tokens/services.py): each request for one makes a new
 token, hashed at rest, with an expiry; the owner lists and revokes theirs, an admin
 anyone's; nobody ever sees a key again after it was issued."""
 
@@ -11,9 +11,9 @@ from django.test import Client
 from django.utils import timezone
 
 from console import roles
-from console.api_token_models import ApiToken
-from console.api_tokens import api_token_issue
-from console.audit_models import AuditEvent, AuditKind, AuditMethod
+from console.api_tokens.models import ApiToken
+from console.api_tokens.services import api_token_issue
+from console.audit.models import AuditEvent, AuditKind, AuditMethod
 from console.service_accounts import GUARD, service_account_user
 from tests.unit.console.test_security_settings import run_manage
 

@@ -7,7 +7,7 @@ from django.contrib.auth.models import Group
 from django.test import Client
 
 from console import roles
-from console.audit_models import AuditEvent, AuditKind, AuditMethod
+from console.audit.models import AuditEvent, AuditKind, AuditMethod
 
 pytestmark = pytest.mark.django_db
 

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from console.celery import app
-from console.celery_routes import BEAT_SCHEDULE, QUEUES, TASK_ROUTES
+from config.celery import app
+from config.celery_routes import BEAT_SCHEDULE, QUEUES, TASK_ROUTES
 
 OUR_APPS = ("incidents.", "runbooks.", "postmortems.", "console.", "readiness.", "notifications.")
 
@@ -23,7 +23,7 @@ def test_every_task_has_a_route_to_a_declared_queue():
     tasks = our_tasks()
     assert tasks, "no tasks discovered: autodiscovery is broken"
     missing = sorted(t for t in tasks if t not in TASK_ROUTES)
-    assert not missing, f"tasks without a queue route in console/celery_routes.py: {missing}"
+    assert not missing, f"tasks without a queue route in config/celery_routes.py: {missing}"
     for name, route in TASK_ROUTES.items():
         assert route["queue"] in queues, name
 

@@ -3,7 +3,7 @@ import logging
 import pytest
 from django.db import connection
 
-from console.celery import app as celery_app
+from config.celery import app as celery_app
 
 pytestmark = pytest.mark.django_db
 

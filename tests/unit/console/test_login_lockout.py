@@ -11,7 +11,7 @@ from django.test import Client
 from django.utils import timezone
 
 from console import roles
-from console.api_token_models import ApiToken
+from console.api_tokens.models import ApiToken
 
 pytestmark = pytest.mark.django_db
 

@@ -5,7 +5,7 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from console.liveness import worker_heartbeat_record
-from console.metrics import action_run_ended
+from console.metrics.series import action_run_ended
 from tests.payloads import alert, notification
 
 pytestmark = pytest.mark.django_db
@@ -81,7 +81,7 @@ def test_a_notifier_is_not_a_worker_but_its_queue_has_a_consumer(client):
 
 
 def test_a_broker_that_does_not_answer_leaves_queue_depth_out(client):
-    from console.celery import app as celery_app
+    from config.celery import app as celery_app
 
     old = celery_app.conf.broker_url
     celery_app.conf.broker_url = "redis://127.0.0.1:1/0"  # nothing listens on port 1

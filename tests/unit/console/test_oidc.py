@@ -13,10 +13,10 @@ from django.contrib.auth.models import User
 from django.test import Client, RequestFactory
 
 from console import roles
-from console.audit import roles_of
-from console.audit_models import AuditEvent, AuditKind, AuditMethod
-from console.oidc import OIDCBackend
-from console.oidc_services import SignInRefused, oidc_account_sync, role_for_groups
+from console.audit.models import AuditEvent, AuditKind, AuditMethod
+from console.audit.services import roles_of
+from console.oidc.backends import OIDCBackend
+from console.oidc.services import SignInRefused, oidc_account_sync, role_for_groups
 from tests.unit.console.test_security_settings import production, run_manage
 
 pytestmark = pytest.mark.django_db

@@ -30,7 +30,7 @@ SHOW = (
 
 def run_manage(tmp_path, *args, **env_vars) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if k not in _STRIP}
-    env.update(VAR_DIR=str(tmp_path), DJANGO_SETTINGS_MODULE="console.settings", **env_vars)
+    env.update(VAR_DIR=str(tmp_path), DJANGO_SETTINGS_MODULE="config.settings", **env_vars)
     return subprocess.run(
         [sys.executable, "manage.py", *args],
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=120,

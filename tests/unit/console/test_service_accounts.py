@@ -12,10 +12,10 @@ from django.core.management import call_command
 from django.test import Client, RequestFactory
 
 from console import roles
-from console.audit_models import AuditEvent, AuditKind
+from console.audit.models import AuditEvent, AuditKind
 from console.errors import DomainError
-from console.oidc_models import OidcIdentity
-from console.oidc_services import SignInRefused, oidc_account_sync
+from console.oidc.models import OidcIdentity
+from console.oidc.services import SignInRefused, oidc_account_sync
 from console.service_accounts import (
     GUARD,
     is_service_account,
@@ -49,8 +49,8 @@ def test_the_guards_account_exists_after_migrate_with_no_way_in():
     assert guard.is_active  # an inactive user holds no permission at all
     assert not OidcIdentity.objects.filter(user=guard).exists()
     assert roles.user_roles(guard) == []
-    assert guard.has_perm("runbooks.request_actionrun")
-    assert not guard.has_perm("runbooks.approve_actionrun")
+    assert guard.has_perm("actions.request_actionrun")
+    assert not guard.has_perm("actions.approve_actionrun")
     assert service_account_user(GUARD) == guard
 
 
@@ -145,7 +145,7 @@ def test_migrate_puts_a_taken_name_aside_and_makes_the_real_account(caplog):
     guard = service_account_user(GUARD)
     assert guard.pk != squatter.pk
     assert not guard.has_usable_password()
-    assert guard.has_perm("runbooks.request_actionrun")
+    assert guard.has_perm("actions.request_actionrun")
     assert f"renamed to 'console-guard-taken-{squatter.pk}'" in caplog.text
 
 

@@ -1,4 +1,4 @@
-"""Every setting the code reads is declared in console/settings.py and read as
+"""Every setting the code reads is declared in config/settings/__init__.py and read as
 `settings.X`: no `getattr(settings, "X", default)` whose default would hide a setting
 nobody declared (a typo or a missing environment variable would then go unnoticed)."""
 

@@ -37,7 +37,7 @@ def test_existing_colliding_users_are_kept_and_reported(back_to_0006, caplog):
     wide = User.objects.create(username=WIDE, password="!")
     turkish = User.objects.create(username=DOTTED, password="!")
     grace = User.objects.create(username="grace", password="!")
-    with caplog.at_level(logging.WARNING, logger="console.usernames"):
+    with caplog.at_level(logging.WARNING, logger="console.usernames.keys"):
         apps = migrate(AFTER)
     keys = dict(apps.get_model("console", "UsernameKey").objects.values_list("user_id", "key"))
     assert keys[admin.pk] == "admin"  # the oldest account holds the key

@@ -11,9 +11,9 @@ from django.test import RequestFactory
 from django.test.utils import CaptureQueriesContext
 
 from console import roles
-from console.oidc_services import SignInRefused, oidc_account_sync
-from console.username_models import UsernameKey
-from console.usernames import UsernameRefused, username_check, username_key
+from console.oidc.services import SignInRefused, oidc_account_sync
+from console.usernames.keys import UsernameRefused, username_check, username_key
+from console.usernames.models import UsernameKey
 
 pytestmark = pytest.mark.django_db
 

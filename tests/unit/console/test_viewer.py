@@ -7,7 +7,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from console.preferences_models import UserPreference
+from console.preferences.models import UserPreference
 from tests.factories import IncidentFactory
 
 pytestmark = pytest.mark.django_db

@@ -1,4 +1,4 @@
-"""The shared web layer (console/web.py, console/api_base.py, console/api_errors.py): one
+"""The shared web layer (console/web.py, console/api/base.py, console/api/errors.py): one
 "incident or 404" for every page and API view, a 404 that names what is missing, and
 the API documenting each view's own noun."""
 

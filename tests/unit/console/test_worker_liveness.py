@@ -10,12 +10,12 @@ from django.test import Client, RequestFactory
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
+from actions import services
 from console import roles
 from console.context_processors import console as console_context
 from console.errors import DomainError
 from console.liveness import worker_heartbeat_record, worker_heartbeat_stop, worker_liveness_get
 from console.models import WorkerHeartbeat
-from runbooks.actions import services
 from tests.factories import IncidentFactory
 
 pytestmark = pytest.mark.django_db

@@ -22,7 +22,7 @@ def _spy(self, key):
         or f"{os.sep}environ{os.sep}" in frame.f_code.co_filename
     ):
         frame = frame.f_back
-    # console/settings.py and the modules it imports its settings from (settings_*.py).
+    # config/settings/__init__.py and the modules it imports its settings from (settings_*.py).
     name = frame.f_code.co_filename if frame else ""
     mine = os.path.basename(os.path.dirname(name)) == "console" and os.path.basename(
         name
@@ -33,6 +33,6 @@ def _spy(self, key):
 
 
 os._Environ.__getitem__ = _spy  # type: ignore[method-assign]
-import console.settings  # noqa: E402, F401
+import config.settings  # noqa: E402, F401
 
 print(json.dumps(seen))

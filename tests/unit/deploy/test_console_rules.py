@@ -1,6 +1,6 @@
 """The console's own alert rules (deploy/prometheus/console-rules): they parse, their
 promtool tests pass, every alert is tested firing and silent, and they only read series
-console/metrics.py really exports (a renamed metric must not leave an alert blind)."""
+console/metrics/series.py really exports (a renamed metric must not leave an alert blind)."""
 
 import re
 from pathlib import Path

@@ -20,7 +20,7 @@ import kubernetes_validate
 import pytest
 import yaml
 
-from runbooks.actions.permissions import REQUIRED
+from actions.permissions import REQUIRED
 from tests.conftest import need_service
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -117,7 +117,7 @@ def test_the_validator_rejects_a_misspelt_field():
 # --- RBAC -------------------------------------------------------------------------------
 def kube_calls() -> set[tuple[str, str]]:
     """(verb, resource) of every KubeApi.call("verb", "resource", ...) in the apps: the
-    only way the console talks to Kubernetes (runbooks/actions/k8s.py)."""
+    only way the console talks to Kubernetes (actions/k8s.py)."""
     calls = set()
     for package in ("console", "incidents", "runbooks", "postmortems", "readiness"):
         for path in (ROOT / package).rglob("*.py"):
@@ -159,7 +159,7 @@ def test_rbac_grants_exactly_the_verbs_the_code_calls(overlay):
 # --- settings ---------------------------------------------------------------------------
 @functools.cache
 def settings_read() -> frozenset[str]:
-    """The environment variables console/settings.py reads, seen by running it the way
+    """The environment variables config/settings/__init__.py reads, seen by running it the way
     the pods do (PostgreSQL, a Redis broker and cache)."""
     env = {"PATH": os.environ["PATH"], "HOME": os.environ.get("HOME", "/tmp"),
            "DATABASE_URL": "postgres://x@127.0.0.1:1/x", "SECRET_KEY": "x",
@@ -192,7 +192,7 @@ def test_every_setting_is_wired_and_nothing_else(overlay):
            for e in c.get("env", [])}  # fmt: skip
     wired = config | secret_keys() | env
     read = settings_read()
-    assert read - wired - NOT_WIRED == set(), "read by console/settings.py, wired nowhere"
+    assert read - wired - NOT_WIRED == set(), "read by config/settings/__init__.py, wired nowhere"
     assert (config | secret_keys()) - read == set(), "wired, but no setting reads it"
     assert not config & secret_keys(), "a key in both the ConfigMap and the Secret"
     for _, spec in pod_specs(docs):
@@ -213,7 +213,7 @@ def test_production_config_passes_djangos_deploy_checks(tmp_path):
                    DATABASE_URL="postgres://console:pw@db.example.com:5432/console",
                    CELERY_BROKER_URL="redis://redis.example.com:6379/0")  # fmt: skip
     env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path), "VAR_DIR": str(tmp_path),
-           "DJANGO_SETTINGS_MODULE": "console.settings", **config, **secrets}  # fmt: skip
+           "DJANGO_SETTINGS_MODULE": "config.settings", **config, **secrets}  # fmt: skip
     done = subprocess.run(
         [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=120, check=False,

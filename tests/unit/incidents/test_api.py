@@ -5,7 +5,7 @@ from rest_framework.pagination import PageNumberPagination
 from rest_framework.test import APIClient
 
 from console import roles
-from console.api_token_models import ApiToken
+from console.api_tokens.models import ApiToken
 from incidents.models import Incident
 from incidents.services import incident_acknowledge, incident_resolve
 from tests.payloads import alert, notification, resolved

@@ -8,11 +8,11 @@ from django.urls import reverse
 from rest_framework.test import APIClient
 
 from console import roles
-from console.api_token_models import ApiToken
+from console.api_tokens.models import ApiToken
 from incidents import services
-from incidents.lifecycle import TransitionError
 from incidents.models import Incident
 from incidents.services.lifecycle import AlertsFiring
+from incidents.transitions import TransitionError
 from tests.factories import AlertFactory, IncidentFactory
 from tests.payloads import alert, notification
 

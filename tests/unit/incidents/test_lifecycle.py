@@ -6,8 +6,8 @@ from django.utils import timezone
 
 from console.errors import DomainError
 from incidents import services
-from incidents.lifecycle import ALLOWED, TransitionError, apply_transition
 from incidents.models import Incident, IncidentStatus, TimelineEvent
+from incidents.transitions import ALLOWED, TransitionError, apply_transition
 from tests.factories import IncidentFactory
 
 pytestmark = pytest.mark.django_db

@@ -14,8 +14,8 @@ from rest_framework.test import APIClient
 
 from console import roles
 from console.errors import DomainError
-from incidents import silences
 from incidents.models import TimelineEvent
+from incidents.silences import client as silences
 from tests.factories import AlertFactory, IncidentFactory, TimelineEventFactory
 from tests.unit.incidents.alertmanager_fake import FakeAlertmanager
 
@@ -142,7 +142,7 @@ def test_a_silence_covering_another_open_incidents_alerts_is_refused_naming_it(a
 
 
 def test_the_overlap_check_takes_the_same_queries_for_1_or_30_other_incidents(am, make_user):
-    from incidents.services import silences as services
+    from incidents.silences import services
 
     cara = make_user("cara", roles.COMMANDER)
     labels = {"alertname": "KVCacheFull", "namespace": "team-a", "severity": "critical"}

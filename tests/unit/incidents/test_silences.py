@@ -18,13 +18,14 @@ from rest_framework.test import APIClient
 
 from console import roles
 from console.errors import DomainError, NotFound
-from incidents import silence_scope, silences
-from incidents.services import silences as services
-from incidents.silences import AlertmanagerError, Matcher, Silence
+from incidents.silences import client as silences
+from incidents.silences import scope as silence_scope
+from incidents.silences import services
+from incidents.silences.client import AlertmanagerError, Matcher, Silence
 from tests.factories import AlertFactory, IncidentFactory, TimelineEventFactory
 
 pytestmark = pytest.mark.django_db
-NOWHERE = "http://127.0.0.1:9"  # console/settings_test.py: nothing listens there
+NOWHERE = "http://127.0.0.1:9"  # config/settings/test.py: nothing listens there
 
 
 # --- Alertmanager's matching rules ------------------------------------------------------

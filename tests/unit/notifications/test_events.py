@@ -7,14 +7,14 @@ import pytest
 from django.db import transaction
 from django.utils import timezone
 
+from actions import services as action_services
+from actions.audit import run_record
+from actions.models import ActionRun, ActionRunStatus
 from incidents import services as incident_services
 from incidents.models import Incident, TimelineEvent
 from notifications.events import notice_for
 from notifications.models import Delivery, DeliveryStatus, Event
 from postmortems import services as postmortem_services
-from runbooks.actions import services as action_services
-from runbooks.actions.audit import run_record
-from runbooks.actions.models import ActionRun, ActionRunStatus
 from tests.factories import IncidentFactory
 from tests.payloads import alert, notification, resolved
 

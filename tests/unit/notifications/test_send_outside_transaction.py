@@ -13,8 +13,8 @@ import pytest
 from django.db import connection, transaction
 from django.utils import timezone
 
+from config.celery import app
 from console import roles
-from console.celery import app
 from incidents.services.lifecycle import incident_note_add
 from notifications import services, tasks
 from notifications.models import Delivery, DeliveryStatus, Event, Target, TargetKind

@@ -7,7 +7,7 @@ from django.test.utils import CaptureQueriesContext
 from rest_framework.test import APIClient
 
 from console import roles
-from console.api_token_models import ApiToken
+from console.api_tokens.models import ApiToken
 from tests.factories import IncidentFactory
 
 pytestmark = pytest.mark.django_db

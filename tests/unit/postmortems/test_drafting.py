@@ -7,14 +7,14 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from django.core.exceptions import PermissionDenied
 
+from actions import execution
+from actions import services as action_services
 from console import roles
 from console.errors import DomainError
 from incidents import services as incident_services
 from incidents.models import Incident
 from postmortems import services
 from postmortems.models import DraftState, Postmortem
-from runbooks.actions import execution
-from runbooks.actions import services as action_services
 from tests.payloads import alert, notification
 
 pytestmark = pytest.mark.django_db

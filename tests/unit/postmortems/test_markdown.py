@@ -5,7 +5,7 @@ import pytest
 from django.template import Context, Template
 from django.utils.safestring import SafeString
 
-from postmortems.markdown import ATTRIBUTES, TAGS, render_markdown, sanitize
+from postmortems.markdown.html import ATTRIBUTES, TAGS, render_markdown, sanitize
 
 
 class _Elements(HTMLParser):

@@ -10,7 +10,7 @@ import pytest
 from django.core.exceptions import PermissionDenied
 from rest_framework.test import APIClient
 
-from console.api_token_models import ApiToken
+from console.api_tokens.models import ApiToken
 from console.errors import DomainError
 from incidents import services as incident_services
 from incidents.models import TimelineEvent

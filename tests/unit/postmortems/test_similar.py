@@ -12,11 +12,11 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 from rest_framework.test import APIClient
 
+from actions.models import ActionRun
 from console import roles
-from console.api_token_models import ApiToken
+from console.api_tokens.models import ApiToken
 from incidents.models import Incident
 from postmortems.models import ActionItem, Postmortem
-from runbooks.actions.models import ActionRun
 from tests.factories import AlertFactory, IncidentFactory
 
 pytestmark = pytest.mark.django_db

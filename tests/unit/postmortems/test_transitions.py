@@ -9,7 +9,7 @@ from itertools import product
 
 import pytest
 
-from incidents.lifecycle import TransitionError
+from incidents.transitions import TransitionError
 from postmortems import services
 from postmortems.models import (
     ActionItem,

@@ -3,7 +3,7 @@ and a Prometheus stand-in answering DCGM counts."""
 
 import pytest
 
-from runbooks.actions.k8s import kube_api
+from actions.k8s import kube_api
 from tests.prometheus_standin import StandInPrometheus
 from tests.unit.conftest import NS
 

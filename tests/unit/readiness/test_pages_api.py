@@ -11,7 +11,7 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from console import roles
-from console.api_token_models import ApiToken
+from console.api_tokens.models import ApiToken
 from readiness import services
 from readiness.items import SIGN_OFF_KEYS
 from readiness.models import Deployment, Verification, VerificationStatus

@@ -137,7 +137,7 @@ def test_a_deleted_lws_is_kept_but_no_longer_listed(sim, prom, worker_api):
 
 
 def _drill(make_user, *, lws: str, days_ago: int, passed: bool = True):
-    from runbooks.drills.models import DrillPlan, DrillRun, DrillRunStatus
+    from drills.models import DrillPlan, DrillRun, DrillRunStatus
 
     who = make_user(f"drill-{lws}-{days_ago}", "commander")
     ended = timezone.now() - timedelta(days=days_ago)

@@ -2,7 +2,7 @@
 incident opens (or its runbook changes) and while it is open, and posts the branch, the
 values behind it and the recommended actions to the timeline, again only when they
 change; Prometheus down is one entry. Prometheus is a small real HTTP stand-in; the
-Celery task (the drain of runbooks/auto_triage_queue.py) is run in-process where the
+Celery task (the drain of runbooks/auto_triage/queue.py) is run in-process where the
 broker would deliver it. The queue itself: test_auto_triage_queue.py."""
 
 import pytest
@@ -12,8 +12,10 @@ from django.utils import timezone
 from console import roles
 from incidents.models import Incident, IncidentStatus, TimelineEvent
 from incidents.services import incident_acknowledge, incident_reopen
-from runbooks import auto_triage, auto_triage_queue, tasks
-from runbooks.auto_triage_models import AutoTriageDue
+from runbooks import tasks
+from runbooks.auto_triage import evaluation as auto_triage
+from runbooks.auto_triage import queue as auto_triage_queue
+from runbooks.auto_triage.models import AutoTriageDue
 from runbooks.services import runbook_change
 from runbooks.timeline_kinds import AUTO_TRIAGE
 from tests.factories import IncidentFactory

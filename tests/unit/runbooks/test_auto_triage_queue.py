@@ -1,4 +1,4 @@
-"""Auto-triage's queue (runbooks/auto_triage_queue.py, issue #14): openings are queued as
+"""Auto-triage's queue (runbooks/auto_triage/queue.py, issue #14): openings are queued as
 rows and evaluated in batches by one drain task, with a constant number of queries per
 batch; with a shared cache a burst of openings wakes one drain; a drain out of time hands
 the rest on. Prometheus is the real HTTP stand-in; the cache is the real Redis where a
@@ -13,8 +13,10 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from incidents.models import IncidentStatus, TimelineEvent
-from runbooks import auto_triage, auto_triage_queue, prometheus, tasks
-from runbooks.auto_triage_models import AutoTriageDue
+from runbooks import prometheus, tasks
+from runbooks.auto_triage import evaluation as auto_triage
+from runbooks.auto_triage import queue as auto_triage_queue
+from runbooks.auto_triage.models import AutoTriageDue
 from runbooks.timeline_kinds import AUTO_TRIAGE
 from tests.conftest import need_service
 from tests.factories import AlertFactory, IncidentFactory

@@ -10,10 +10,10 @@ from django.conf import settings
 from django.test import Client
 from django.utils import timezone
 
+from actions import services
 from console import roles
+from drills.models import DrillPlan
 from readiness.models import Deployment
-from runbooks.actions import services
-from runbooks.drills.models import DrillPlan
 from tests.factories import IncidentFactory
 
 ZH = {"HTTP_ACCEPT_LANGUAGE": "zh-hans"}

@@ -7,7 +7,7 @@ from django.utils import translation
 from console import roles
 from incidents.timeline_text import timeline_text
 from runbooks import services
-from runbooks.auto_triage import auto_triage_run
+from runbooks.auto_triage.evaluation import auto_triage_run
 from runbooks.catalog import load_catalog
 from runbooks.timeline_text import first_sentence
 from tests.payloads import alert

@@ -9,7 +9,7 @@ from django.core.cache import cache
 from rest_framework.test import APIClient
 
 from console import roles
-from console.api_token_models import ApiToken
+from console.api_tokens.models import ApiToken
 from incidents.models import Incident
 from runbooks.triage import incident_triage
 from tests.helpers import free_port

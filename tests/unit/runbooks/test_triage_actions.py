@@ -13,11 +13,11 @@ from django.http import QueryDict
 from django.test import Client
 from rest_framework.test import APIClient
 
+from actions.forms import coerce_params
+from actions.models import ActionRun
 from console import roles
-from console.api_token_models import ApiToken
+from console.api_tokens.models import ApiToken
 from incidents.models import Incident
-from runbooks.actions.forms import coerce_params
-from runbooks.actions.models import ActionRun
 from runbooks.catalog import load_catalog
 from runbooks.serializers import triage_data
 from runbooks.triage import incident_alerts_firing_first, incident_triage

@@ -1,0 +1,265 @@
+"""The contract every action kind keeps, and the errors it raises.
+
+A kind is a plain object with no database access: the run services (actions/
+services) persist what it returns (`Snapshot`, `Plan`) as JSON and call it again from a
+Celery task, possibly on another machine, so everything here round-trips through
+`as_dict()` / `from_dict()`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from datetime import datetime
+from typing import Any
+
+from django.conf import settings
+
+
+class ActionError(Exception):
+    """A failure with a message fit for the incident timeline."""
+
+    retryable = False
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class NotConfigured(ActionError):
+    """No kubeconfig and not in a cluster: nothing to talk to (yet)."""
+
+
+class ParamError(ActionError):
+    """A bad parameter; `field` names it (the API answers 400)."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(f"{field}: {message}")
+        self.field = field
+
+
+class GuardrailError(ActionError):
+    """Refused by a guardrail (bounds, max step, max cordoned nodes)."""
+
+
+class TargetNotFound(ActionError):
+    """The object does not exist (404)."""
+
+
+class Conflict(ActionError):
+    """The object changed since it was read (409, or a failed JSON-patch test)."""
+
+    retryable = True
+
+
+class Transient(ActionError):
+    """5xx, timeout, connection refused: worth retrying later."""
+
+    retryable = True
+
+
+class Forbidden(ActionError):
+    """403: the worker's ServiceAccount lacks a permission; the message names it."""
+
+
+class Invalid(ActionError):
+    """422: the API server rejected the change as invalid."""
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    resource_version: str
+    state: dict
+    identity: dict = field(default_factory=dict)
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> Snapshot:
+        return cls(
+            resource_version=str(data.get("resource_version") or ""),
+            state=dict(data.get("state") or {}),
+            identity=dict(data.get("identity") or {}),
+        )
+
+
+@dataclass(frozen=True)
+class Plan:
+    desired: dict
+    diff: str
+    summary: str
+    warnings: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> Plan:
+        return cls(
+            desired=dict(data.get("desired") or {}),
+            diff=str(data.get("diff") or ""),
+            summary=str(data.get("summary") or ""),
+            warnings=list(data.get("warnings") or []),
+        )
+
+
+@dataclass(frozen=True)
+class Revision:
+    id: int | str
+    label: str
+    data: dict[str, str]
+    captured_at: datetime
+
+
+@dataclass(frozen=True)
+class Subject:
+    """What a run changes, as alert labels: an alert whose labels include all of `labels`
+    is about it. `name` says it in a sentence ("lws vllm-chat in llm-prod")."""
+
+    labels: dict[str, str]
+    name: str
+
+
+def lws_subject(namespace: str, lws: str) -> Subject:
+    # The alert rules label every LWS-level alert with namespace and lws.
+    return Subject({"namespace": namespace, "lws": lws}, f"lws {lws} in {namespace}")
+
+
+def configmap_subjects(namespace: str, configmap: str) -> list[Subject]:
+    """A router/gateway ConfigMap routes the traffic of every pool in its namespace, so an
+    alert about any of them (the rules label them namespace + lws) is about it too."""
+    return [
+        Subject(
+            {"namespace": namespace, "configmap": configmap},
+            f"configmap {configmap} in {namespace}",
+        ),
+        Subject(
+            {"namespace": namespace}, f"{namespace}, where configmap {configmap} routes traffic"
+        ),
+    ]
+
+
+@dataclass
+class Context:
+    incident_started_at: datetime | None = None
+    # (namespace, configmap, spec, incident_started_at) -> Revision; spec is
+    # "before_incident" | "previous" | a revision id; raises ParamError when there is none.
+    revision_lookup: Callable[[str, str, str, datetime | None], Revision] | None = None
+
+
+class ActionKind:
+    """Base class; each kind overrides every method below except the helpers."""
+
+    name: str = ""
+    title: str = ""
+    risky: bool = False
+    undoable: bool = True
+
+    def clean(self, params: dict) -> dict:
+        raise NotImplementedError
+
+    def target(self, params: dict) -> str:
+        raise NotImplementedError
+
+    def read(self, api, params: dict) -> Snapshot:
+        raise NotImplementedError
+
+    def plan(self, current: Snapshot, params: dict, ctx: Context) -> Plan:
+        raise NotImplementedError
+
+    def dry_run(self, api, params: dict, current: Snapshot, plan: Plan) -> str:
+        raise NotImplementedError
+
+    def apply(self, api, params: dict, current: Snapshot, plan: Plan) -> Snapshot:
+        raise NotImplementedError
+
+    def verify(self, api, params: dict, plan: Plan) -> tuple[bool, str]:
+        raise NotImplementedError
+
+    def already_applied(self, current: Snapshot, before: Snapshot, plan: Plan) -> bool:
+        return current.state == plan.desired
+
+    def undo_params(self, params: dict, before: Snapshot) -> dict:
+        raise NotImplementedError
+
+    def subjects(self, params: dict, current: Snapshot | None) -> list[Subject]:
+        """The objects this run changes, as alert labels, most specific first. An open
+        incident at an approval severity whose alerts match one needs a second person.
+        `current` is None when Kubernetes could not be read."""
+        return []
+
+    def approval_note(self, params: dict, current: Snapshot | None, plan: Plan | None) -> str:
+        """Why this very change needs a second person whatever the severity; "" if not."""
+        return ""
+
+    def __repr__(self) -> str:
+        return f"<ActionKind {self.name}>"
+
+
+# --- parameter helpers shared by the kinds ----------------------------------------------
+# RFC 1123 names: what Kubernetes accepts for namespaces, pods, nodes, ConfigMaps.
+_DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+_DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+_TRUE, _FALSE = ("true", "1", "yes", "on"), ("false", "0", "no", "off")
+
+
+def check_params(params: Any, allowed: set[str]) -> dict:
+    if not isinstance(params, dict):
+        raise ParamError("params", "must be an object")
+    unknown = sorted(set(params) - allowed)
+    if unknown:
+        raise ParamError(unknown[0], f"unknown parameter; allowed: {', '.join(sorted(allowed))}")
+    return params
+
+
+def name_param(params: dict, key: str, *, default: str | None = None, label: bool = True) -> str:
+    """A Kubernetes object name (DNS-1123 label, or subdomain for nodes/ConfigMaps)."""
+    value = params.get(key, default)
+    if value is None or value == "":
+        raise ParamError(key, "is required")
+    if not isinstance(value, str):
+        raise ParamError(key, "must be a string")
+    value = value.strip()
+    pattern, limit = (_DNS_LABEL, 63) if label else (_DNS_SUBDOMAIN, 253)
+    if len(value) > limit or not pattern.match(value):
+        raise ParamError(
+            key, f"{value!r} is not a valid Kubernetes name (lowercase letters, digits, '-')"
+        )
+    return value
+
+
+def namespace_param(params: dict) -> str:
+    # The namespace the console's RBAC Role grants (deploy/k8s/rbac.yaml) is the default.
+    return name_param(params, "namespace", default=settings.ACTIONS_K8S_NAMESPACE)
+
+
+def int_param(params: dict, key: str, *, low: int | None = None, high: int | None = None) -> int:
+    value = params.get(key)
+    # Form posts send strings; JSON sends numbers. A bool is never a count.
+    if isinstance(value, str) and re.fullmatch(r"\s*[-+]?\d+\s*", value):
+        value = int(value)
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise ParamError(key, "must be an integer")
+    if low is not None and value < low:
+        raise ParamError(key, f"must be at least {low} (got {value})")
+    if high is not None and value > high:
+        raise ParamError(key, f"must be at most {high} (got {value})")
+    return value
+
+
+def bool_param(params: dict, key: str, *, default: bool | None = None) -> bool:
+    value = params.get(key, default)
+    if isinstance(value, str) and value.strip().lower() in _TRUE + _FALSE:
+        value = value.strip().lower() in _TRUE
+    if not isinstance(value, bool):
+        raise ParamError(key, "must be true or false" if value is not None else "is required")
+    return value
+
+
+def exactly_one(params: dict, keys: tuple[str, str]) -> str:
+    present = [k for k in keys if params.get(k) not in (None, "")]
+    if len(present) != 1:
+        raise ParamError(keys[0], f"give exactly one of {keys[0]} or {keys[1]}")
+    return present[0]

@@ -1,0 +1,233 @@
+"""cordon_node: mark a GPU node unschedulable and taint it (the ECC-error fix), optionally
+restarting every LWS group with a pod on it so LWS reschedules them elsewhere.
+
+`cordon: false` is the undo: uncordon and remove our taint (never a restart). A guardrail
+refuses to cordon more than ACTIONS_MAX_CORDONED_NODES GPU nodes: during an incident a
+runaway "cordon the bad node" loop must not drain the fleet's capacity.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+
+from django.conf import settings
+
+from actions.kinds.base import (
+    ActionError,
+    ActionKind,
+    Conflict,
+    Context,
+    GuardrailError,
+    ParamError,
+    Plan,
+    Snapshot,
+    Subject,
+    TargetNotFound,
+    bool_param,
+    check_params,
+    lws_subject,
+    name_param,
+    namespace_param,
+)
+from actions.kinds.diff import state_diff
+from actions.kinds.lws_pods import leader_name, lws_group, terminating
+
+TAINT_KEY = "console.llm/cordoned"
+GPU_RESOURCE = "nvidia.com/gpu"
+
+
+def reason_slug(reason: str) -> str:
+    """A taint value (label-value syntax, <= 63 chars) from the free-text reason."""
+    slug = re.sub(r"[^a-z0-9._-]+", "-", reason.lower()).strip("-._")[:63].strip("-._")
+    return slug or "cordoned"
+
+
+def is_gpu_node(node: dict) -> bool:
+    labels = (node.get("metadata") or {}).get("labels") or {}
+    capacity = (node.get("status") or {}).get("capacity") or {}
+    return "nvidia.com/gpu.count" in labels or str(capacity.get(GPU_RESOURCE, "0")) not in ("0", "")
+
+
+class CordonNode(ActionKind):
+    name = "cordon_node"
+    title = "Cordon a GPU node"
+    risky = True
+    undoable = True
+
+    def clean(self, params: dict) -> dict:
+        allowed = {"node", "reason", "restart_groups", "cordon", "keep_unschedulable", "namespace"}
+        check_params(params, allowed)
+        out = {
+            "node": name_param(params, "node", label=False),
+            "cordon": bool_param(params, "cordon", default=True),
+        }
+        if out["cordon"]:
+            reason = params.get("reason")
+            if not isinstance(reason, str) or not reason.strip():
+                raise ParamError("reason", "is required: say why the node is cordoned")
+            if len(reason.strip()) > 200:
+                raise ParamError("reason", "must be at most 200 characters")
+            out["reason"] = reason.strip()
+            out["restart_groups"] = bool_param(params, "restart_groups", default=False)
+            if out["restart_groups"]:
+                out["namespace"] = namespace_param(params)
+        else:
+            if bool_param(params, "restart_groups", default=False):
+                raise ParamError("restart_groups", "only with cordon: an uncordon never restarts")
+            out["keep_unschedulable"] = bool_param(params, "keep_unschedulable", default=False)
+        return out
+
+    def target(self, params: dict) -> str:
+        return f"node/{params['node']}"
+
+    def read(self, api, params: dict) -> Snapshot:
+        name = params["node"]
+        node = api.get_node(name)
+        meta, spec = node.get("metadata") or {}, node.get("spec") or {}
+        taints = [t for t in spec.get("taints") or [] if isinstance(t, dict)]
+        ours = next((t for t in taints if t.get("key") == TAINT_KEY), None)
+        state: dict = {
+            "unschedulable": bool(spec.get("unschedulable")),
+            "taint": {k: ours.get(k) for k in ("key", "value", "effect")} if ours else None,
+        }
+        identity: dict = {"uid": meta.get("uid", ""), "taints": taints}
+        if params["cordon"]:
+            identity["cordoned_gpu_nodes"] = sorted(
+                n["metadata"]["name"]
+                for n in api.list_nodes()
+                if (n.get("spec") or {}).get("unschedulable")
+                and is_gpu_node(n)
+                and n["metadata"]["name"] != name
+            )
+        if params.get("restart_groups"):
+            pods, leaders = self._lws_pods_on(api, params["namespace"], name)
+            state["lws_pods_on_node"] = pods
+            identity["leaders"] = leaders
+        return Snapshot(str(meta.get("resourceVersion") or ""), state, identity)
+
+    def _lws_pods_on(self, api, namespace: str, node: str) -> tuple[list[str], list[dict]]:
+        """Names of live LWS pods on the node, and the leader pod of each of their groups."""
+        on_node = [
+            p
+            for p in api.list_pods(namespace, field_selector=f"spec.nodeName={node}")
+            if lws_group(p) and not terminating(p)
+        ]
+        leaders = []
+        for lws, group in sorted({g for p in on_node if (g := lws_group(p))}):
+            name = leader_name(lws, group)
+            try:
+                leader = api.get_pod(namespace, name)
+            except TargetNotFound:
+                continue  # between delete and re-create: LWS is on it already
+            if not terminating(leader):
+                uid = leader["metadata"]["uid"]
+                leaders.append({"lws": lws, "group": group, "pod": name, "uid": uid})
+        return sorted(p["metadata"]["name"] for p in on_node), leaders
+
+    def plan(self, current: Snapshot, params: dict, ctx: Context) -> Plan:
+        name = params["node"]
+        if not params["cordon"]:
+            desired: dict = {"unschedulable": params["keep_unschedulable"], "taint": None}
+            summary = f"Uncordon {name} and remove the {TAINT_KEY} taint"
+            if params["keep_unschedulable"]:
+                summary = f"Remove the {TAINT_KEY} taint from {name} (it stays unschedulable)"
+            if desired == current.state:
+                summary = f"{name} is not cordoned by the console; nothing to change"
+            return Plan(desired, state_diff(current.state, desired, f"node/{name}"), summary)
+        others = current.identity.get("cordoned_gpu_nodes") or []
+        limit = int(settings.ACTIONS_MAX_CORDONED_NODES)
+        if not current.state["unschedulable"] and len(others) >= limit:
+            raise GuardrailError(
+                f"{len(others)} GPU node(s) are already cordoned ({', '.join(others)}); at most "
+                f"{limit} may be (ACTIONS_MAX_CORDONED_NODES). Uncordon one first."
+            )
+        taint = {"key": TAINT_KEY, "value": reason_slug(params["reason"]), "effect": "NoSchedule"}
+        desired = {"unschedulable": True, "taint": taint}
+        warnings = ["pods already on the node keep running (NoSchedule does not evict)"]
+        summary = f"Cordon {name} ({params['reason']})"
+        if params.get("restart_groups"):
+            desired["lws_pods_on_node"] = []
+            groups = [f"{g['lws']}/{g['group']}" for g in current.identity.get("leaders", [])]
+            if groups:
+                summary += f" and restart the LWS groups on it: {', '.join(groups)}"
+                warnings = [f"restarting drops the in-flight requests of {', '.join(groups)}"]
+        if desired == current.state:
+            summary = f"{name} is already cordoned by the console; nothing to change"
+        return Plan(desired, state_diff(current.state, desired, f"node/{name}"), summary, warnings)
+
+    def _node_ops(self, current: Snapshot, plan: Plan) -> list[dict]:
+        keep = [t for t in current.identity.get("taints", []) if t.get("key") != TAINT_KEY]
+        taints = keep + ([plan.desired["taint"]] if plan.desired["taint"] else [])
+        # The whole taints list is replaced; the resourceVersion test makes that safe.
+        return [
+            {"op": "test", "path": "/metadata/resourceVersion", "value": current.resource_version},
+            {"op": "add", "path": "/spec/unschedulable", "value": plan.desired["unschedulable"]},
+            {"op": "add", "path": "/spec/taints", "value": taints},
+        ]
+
+    def _node_changes(self, current: Snapshot, plan: Plan) -> bool:
+        return any(current.state[k] != plan.desired[k] for k in ("unschedulable", "taint"))
+
+    def dry_run(self, api, params: dict, current: Snapshot, plan: Plan) -> str:
+        parts = []
+        if self._node_changes(current, plan):
+            api.patch_node(params["node"], self._node_ops(current, plan), dry_run=True)
+            parts.append("node patch accepted")
+        if "lws_pods_on_node" in plan.desired:
+            for leader in current.identity.get("leaders", []):
+                api.delete_pod(params["namespace"], leader["pod"], leader["uid"], dry_run=True)
+                parts.append(f"would delete {leader['pod']}")
+        return "server dry run: " + ("; ".join(parts) if parts else "nothing to change")
+
+    def apply(self, api, params: dict, current: Snapshot, plan: Plan) -> Snapshot:
+        if self._node_changes(current, plan):
+            api.patch_node(params["node"], self._node_ops(current, plan))
+        # Restart after the cordon, so the recreated pods avoid this node.
+        if "lws_pods_on_node" in plan.desired:
+            for leader in current.identity.get("leaders", []):
+                # Already gone or replaced (404/409): that group restarted anyway.
+                with contextlib.suppress(TargetNotFound, Conflict):
+                    api.delete_pod(params["namespace"], leader["pod"], leader["uid"])
+        return self.read(api, params)
+
+    def verify(self, api, params: dict, plan: Plan) -> tuple[bool, str]:
+        now = self.read(api, params)
+        name = params["node"]
+        if self._node_changes(now, plan):
+            return False, (
+                f"{name}: unschedulable={now.state['unschedulable']}, taint={now.state['taint']}"
+            )
+        pods = now.state.get("lws_pods_on_node")
+        if pods:
+            return False, f"LWS pods still on {name} (their groups are restarting): {pods}"
+        if not params["cordon"]:
+            return True, f"{name} no longer carries the {TAINT_KEY} taint"
+        moved = " and no LWS pods remain on it" if pods is not None else ""
+        return True, f"{name} is unschedulable and tainted {TAINT_KEY}{moved}"
+
+    def already_applied(self, current: Snapshot, before: Snapshot, plan: Plan) -> bool:
+        if self._node_changes(current, plan):
+            return False
+        # The restarts landed when none of the leaders we meant to delete is still there.
+        still = {leader["uid"] for leader in current.identity.get("leaders", [])}
+        return not any(leader["uid"] in still for leader in before.identity.get("leaders", []))
+
+    def subjects(self, params: dict, current: Snapshot | None) -> list[Subject]:
+        node = params["node"]
+        found = [Subject({"node": node}, f"node {node}")]
+        # Restarting groups changes their LWS too (known once the pods were read).
+        leaders = (current.identity.get("leaders") or []) if current else []
+        for lws in sorted({leader["lws"] for leader in leaders}):
+            subject = lws_subject(params["namespace"], lws)
+            found.append(Subject(subject.labels, f"{subject.name}, restarted by this cordon"))
+        return found
+
+    def undo_params(self, params: dict, before: Snapshot) -> dict:
+        if not params["cordon"]:
+            raise ActionError("an uncordon is undone by a new cordon_node run with a reason")
+        return {
+            "node": params["node"],
+            "cordon": False,
+            "keep_unschedulable": before.state["unschedulable"],
+        }

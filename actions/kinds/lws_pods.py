@@ -1,0 +1,48 @@
+"""LWS pod facts shared by restart_lws_group and cordon_node: labels, the group of a pod,
+and the group's leader pod (`<lws>-<group>`, worker-index 0)."""
+
+from __future__ import annotations
+
+import re
+
+from actions.kinds.base import ParamError, TargetNotFound
+
+NAME_LABEL = "leaderworkerset.sigs.k8s.io/name"
+GROUP_LABEL = "leaderworkerset.sigs.k8s.io/group-index"
+
+
+def leader_name(lws: str, group: int) -> str:
+    return f"{lws}-{group}"
+
+
+def lws_group(pod: dict) -> tuple[str, int] | None:
+    """(lws, group index) from the labels the LWS controller sets, or None."""
+    labels = (pod.get("metadata") or {}).get("labels") or {}
+    name, group = labels.get(NAME_LABEL), labels.get(GROUP_LABEL)
+    if not name or group is None or not str(group).isdigit():
+        return None
+    return name, int(group)
+
+
+def group_of_pod(api, namespace: str, lws: str, pod: str) -> int:
+    """The group index of `pod` (leader or worker) of `lws`. A pod that is gone already
+    (the alert outlived it) is resolved from its name, which LWS derives from the group."""
+    try:
+        found = lws_group(api.get_pod(namespace, pod))
+    except TargetNotFound:
+        match = re.fullmatch(rf"{re.escape(lws)}-(\d+)(?:-\d+)?", pod)
+        if match is None:
+            raise TargetNotFound(
+                f"pod {namespace}/{pod} not found, and its name does not say which group of "
+                f"{lws} it belonged to"
+            ) from None
+        return int(match.group(1))
+    if found is None:
+        raise ParamError("pod", f"pod {namespace}/{pod} is not part of a LeaderWorkerSet")
+    if found[0] != lws:
+        raise ParamError("pod", f"pod {namespace}/{pod} belongs to {found[0]}, not {lws}")
+    return found[1]
+
+
+def terminating(pod: dict) -> bool:
+    return bool((pod.get("metadata") or {}).get("deletionTimestamp"))

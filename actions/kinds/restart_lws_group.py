@@ -1,0 +1,139 @@
+"""restart_lws_group: delete one group's leader pod so LWS recreates the whole group (the
+NCCL-hang fix). The delete carries preconditions.uid, so a retried or redelivered task
+can never delete the leader that LWS created in its place.
+"""
+
+from __future__ import annotations
+
+from actions.kinds.base import (
+    ActionError,
+    ActionKind,
+    Context,
+    GuardrailError,
+    Plan,
+    Snapshot,
+    Subject,
+    TargetNotFound,
+    check_params,
+    exactly_one,
+    int_param,
+    lws_subject,
+    name_param,
+    namespace_param,
+)
+from actions.kinds.diff import state_diff
+from actions.kinds.lws_pods import group_of_pod, leader_name
+
+
+def read_group(api, namespace: str, lws: str, group: int) -> Snapshot:
+    leader = leader_name(lws, group)
+    try:
+        pod = api.get_pod(namespace, leader)
+    except TargetNotFound:
+        # Between delete and re-create the group has no leader; that is not an error
+        # when re-reading after our own delete, but the group must exist.
+        replicas = (api.get_lws(namespace, lws).get("spec") or {}).get("replicas", 0)
+        if group >= replicas:
+            raise TargetNotFound(
+                f"leaderworkerset {namespace}/{lws} has {replicas} groups; there is no group "
+                f"{group}"
+            ) from None
+        state = {"group": group, "leader_pod": leader, "uid": "", "phase": "Absent"}
+        return Snapshot("", state, {"leader_pod": leader, "uid": ""})
+    meta = pod.get("metadata") or {}
+    phase = "Terminating" if meta.get("deletionTimestamp") else None
+    phase = phase or (pod.get("status") or {}).get("phase") or "Unknown"
+    uid = meta.get("uid", "")
+    return Snapshot(
+        str(meta.get("resourceVersion") or ""),
+        {"group": group, "leader_pod": leader, "uid": uid, "phase": phase},
+        {"leader_pod": leader, "uid": uid, "node": (pod.get("spec") or {}).get("nodeName")},
+    )
+
+
+class RestartLwsGroup(ActionKind):
+    name = "restart_lws_group"
+    title = "Restart a LeaderWorkerSet group"
+    risky = True
+    undoable = False
+
+    def clean(self, params: dict) -> dict:
+        check_params(params, {"namespace", "lws", "pod", "group"})
+        out: dict = {"namespace": namespace_param(params), "lws": name_param(params, "lws")}
+        if exactly_one(params, ("pod", "group")) == "pod":
+            out["pod"] = name_param(params, "pod", label=False)
+        else:
+            out["group"] = int_param(params, "group", low=0)
+        return out
+
+    def target(self, params: dict) -> str:
+        return f"leaderworkerset/{params['namespace']}/{params['lws']}"
+
+    def _group(self, api, params: dict) -> int:
+        if "group" in params:
+            return params["group"]
+        return group_of_pod(api, params["namespace"], params["lws"], params["pod"])
+
+    def read(self, api, params: dict) -> Snapshot:
+        group = self._group(api, params)
+        return read_group(api, params["namespace"], params["lws"], group)
+
+    def plan(self, current: Snapshot, params: dict, ctx: Context) -> Plan:
+        where = f"{params['namespace']}/{params['lws']}"
+        group, leader, uid = (current.state[k] for k in ("group", "leader_pod", "uid"))
+        if not uid:
+            raise GuardrailError(
+                f"group {group} of {where} has no leader pod right now: LWS is already "
+                "recreating it; nothing to restart"
+            )
+        desired = {"group": group, "leader_pod": leader, "previous_uid": uid}
+        shown_after = {**current.state, "uid": "(new, created by LWS)", "phase": "Pending"}
+        via = f" (from pod {params['pod']})" if "pod" in params else ""
+        return Plan(
+            desired,
+            state_diff(current.state, shown_after, f"{params['namespace']}/{leader}"),
+            f"Restart group {group}{via} of {where}: delete leader pod {leader} so LWS "
+            "recreates the whole group",
+            [
+                f"in-flight requests on group {group} fail, and the group serves nothing "
+                "until its pods are rescheduled and the model has loaded (minutes)",
+                "cannot be undone",
+            ],
+        )
+
+    def dry_run(self, api, params: dict, current: Snapshot, plan: Plan) -> str:
+        leader, uid = plan.desired["leader_pod"], plan.desired["previous_uid"]
+        api.delete_pod(params["namespace"], leader, uid, dry_run=True)
+        return f"server dry run accepted: would delete pod {leader} (uid {uid})"
+
+    def apply(self, api, params: dict, current: Snapshot, plan: Plan) -> Snapshot:
+        leader, uid = plan.desired["leader_pod"], plan.desired["previous_uid"]
+        api.delete_pod(params["namespace"], leader, uid)
+        return read_group(api, params["namespace"], params["lws"], plan.desired["group"])
+
+    def verify(self, api, params: dict, plan: Plan) -> tuple[bool, str]:
+        now = read_group(api, params["namespace"], params["lws"], plan.desired["group"])
+        leader = plan.desired["leader_pod"]
+        if now.state["uid"] == plan.desired["previous_uid"]:
+            phase = now.state["phase"]
+            if phase == "Terminating":
+                return True, f"leader pod {leader} is terminating; LWS recreates the group"
+            return False, f"leader pod {leader} still has its old uid ({phase})"
+        if not now.state["uid"]:
+            return True, f"leader pod {leader} deleted; LWS is recreating the group"
+        return True, f"leader pod {leader} recreated (uid {now.state['uid']}, {now.state['phase']})"
+
+    def already_applied(self, current: Snapshot, before: Snapshot, plan: Plan) -> bool:
+        # Our delete landed if the leader is gone, replaced, or terminating (a graceful
+        # delete keeps the uid until the kubelet has stopped the containers).
+        old = before.identity.get("uid")
+        replaced = current.identity.get("uid") != old
+        return bool(old) and (replaced or current.state.get("phase") == "Terminating")
+
+    def subjects(self, params: dict, current: Snapshot | None) -> list[Subject]:
+        return [lws_subject(params["namespace"], params["lws"])]
+
+    def undo_params(self, params: dict, before: Snapshot) -> dict:
+        raise ActionError(
+            "a group restart cannot be undone: the old pods are gone and LWS has created new ones"
+        )

@@ -1,0 +1,146 @@
+"""rollback_router_config: restore a saved revision of the router's ConfigMap.
+
+ConfigMaps keep no history; the run services store revisions (actions/revisions)
+and hand a lookup in through `Context.revision_lookup`. Undo restores explicit `data`
+(the "before" of the run being undone), which this kind also accepts directly.
+"""
+
+from __future__ import annotations
+
+from actions.kinds.base import (
+    ActionError,
+    ActionKind,
+    Context,
+    ParamError,
+    Plan,
+    Snapshot,
+    Subject,
+    check_params,
+    configmap_subjects,
+    name_param,
+    namespace_param,
+)
+from actions.kinds.diff import data_diff
+
+DEFAULT_CONFIGMAP = "vllm-router-config"
+NAMED_REVISIONS = ("before_incident", "previous")
+
+
+def configmap_snapshot(cm: dict) -> Snapshot:
+    meta = cm.get("metadata") or {}
+    return Snapshot(
+        resource_version=str(meta.get("resourceVersion") or ""),
+        state={"data": dict(cm.get("data") or {})},
+        identity={"uid": meta.get("uid", "")},
+    )
+
+
+class RollbackRouterConfig(ActionKind):
+    name = "rollback_router_config"
+    title = "Roll back the router config"
+    risky = True
+    undoable = True
+
+    def clean(self, params: dict) -> dict:
+        check_params(params, {"namespace", "configmap", "revision", "data"})
+        out: dict[str, object] = {
+            "namespace": namespace_param(params),
+            "configmap": name_param(params, "configmap", default=DEFAULT_CONFIGMAP, label=False),
+        }
+        if params.get("data") is not None:
+            data = params["data"]
+            if params.get("revision") not in (None, ""):
+                raise ParamError("data", "give either revision or data, not both")
+            if not isinstance(data, dict) or not all(
+                isinstance(k, str) and isinstance(v, str) for k, v in data.items()
+            ):
+                raise ParamError("data", "must be an object of string keys to string values")
+            out["data"] = dict(data)
+            return out
+        revision = params.get("revision")
+        if revision in (None, ""):
+            revision = "before_incident"
+        if isinstance(revision, bool) or not isinstance(revision, int | str):
+            raise ParamError("revision", "must be before_incident, previous or a revision id")
+        revision = str(revision).strip()
+        if revision not in NAMED_REVISIONS and not (0 < len(revision) <= 64):
+            raise ParamError("revision", "must be before_incident, previous or a revision id")
+        out["revision"] = revision
+        return out
+
+    def target(self, params: dict) -> str:
+        return f"configmap/{params['namespace']}/{params['configmap']}"
+
+    def read(self, api, params: dict) -> Snapshot:
+        return configmap_snapshot(api.get_configmap(params["namespace"], params["configmap"]))
+
+    def plan(self, current: Snapshot, params: dict, ctx: Context) -> Plan:
+        where = f"{params['namespace']}/{params['configmap']}"
+        if "data" in params:
+            desired = {"data": dict(params["data"])}
+            what = "the saved data"
+        else:
+            if ctx.revision_lookup is None:
+                raise ActionError(f"no revision history is available for {where}")
+            revision = ctx.revision_lookup(
+                params["namespace"],
+                params["configmap"],
+                params["revision"],
+                ctx.incident_started_at,
+            )
+            desired = {"data": dict(revision.data)}
+            when = revision.captured_at.strftime("%Y-%m-%d %H:%M:%S %Z").strip()
+            what = f"revision {revision.id} ({revision.label}, captured {when})"
+        if desired == current.state:
+            return Plan(desired, f"(no change to {where})\n", f"{where} already matches {what}")
+        return Plan(
+            desired,
+            data_diff(current.state["data"], desired["data"], where),
+            f"Roll back {where} to {what}",
+            [
+                "the router reloads its dynamic config within about 10 s of the kubelet "
+                "updating the mounted file (ConfigMap volumes can take 60-90 s)"
+            ],
+        )
+
+    def _ops(self, current: Snapshot, plan: Plan) -> list[dict]:
+        return [
+            {"op": "test", "path": "/metadata/resourceVersion", "value": current.resource_version},
+            {"op": "add", "path": "/data", "value": plan.desired["data"]},
+        ]
+
+    def dry_run(self, api, params: dict, current: Snapshot, plan: Plan) -> str:
+        if plan.desired == current.state:
+            return "nothing to change; no dry run needed"
+        api.patch_configmap(
+            params["namespace"], params["configmap"], self._ops(current, plan), dry_run=True
+        )
+        return "server dry run accepted"
+
+    def apply(self, api, params: dict, current: Snapshot, plan: Plan) -> Snapshot:
+        if plan.desired == current.state:
+            return current
+        return configmap_snapshot(
+            api.patch_configmap(params["namespace"], params["configmap"], self._ops(current, plan))
+        )
+
+    def verify(self, api, params: dict, plan: Plan) -> tuple[bool, str]:
+        now = self.read(api, params)
+        if now.state != plan.desired:
+            changed = sorted(
+                k
+                for k in set(now.state["data"]) | set(plan.desired["data"])
+                if now.state["data"].get(k) != plan.desired["data"].get(k)
+            )
+            return False, f"data differs from the restored revision in {', '.join(changed)}"
+        return True, f"data matches (resourceVersion {now.resource_version})"
+
+    def subjects(self, params: dict, current: Snapshot | None) -> list[Subject]:
+        return configmap_subjects(params["namespace"], params["configmap"])
+
+    def undo_params(self, params: dict, before: Snapshot) -> dict:
+        return {
+            "namespace": params["namespace"],
+            "configmap": params["configmap"],
+            "data": dict(before.state["data"]),
+        }

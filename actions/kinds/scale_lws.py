@@ -1,0 +1,169 @@
+"""scale_lws: set or add replicas (groups) of a LeaderWorkerSet via its /scale subresource."""
+
+from __future__ import annotations
+
+from django.conf import settings
+
+from actions.kinds.base import (
+    ActionKind,
+    Context,
+    GuardrailError,
+    ParamError,
+    Plan,
+    Snapshot,
+    Subject,
+    check_params,
+    exactly_one,
+    int_param,
+    lws_subject,
+    name_param,
+    namespace_param,
+)
+from actions.kinds.diff import state_diff
+
+
+def _bounds() -> tuple[int, int, int]:
+    return (
+        int(settings.ACTIONS_SCALE_MIN_REPLICAS),
+        int(settings.ACTIONS_SCALE_MAX_REPLICAS),
+        int(settings.ACTIONS_SCALE_MAX_STEP),
+    )
+
+
+class ScaleLws(ActionKind):
+    name = "scale_lws"
+    title = "Scale a LeaderWorkerSet"
+    risky = False
+    undoable = True
+
+    def clean(self, params: dict) -> dict:
+        check_params(params, {"namespace", "lws", "replicas", "replicas_delta"})
+        low, high, step = _bounds()
+        out: dict[str, str | int] = {
+            "namespace": namespace_param(params),
+            "lws": name_param(params, "lws"),
+        }
+        which = exactly_one(params, ("replicas", "replicas_delta"))
+        if which == "replicas":
+            out["replicas"] = int_param(params, "replicas", low=low, high=high)
+        else:
+            out["replicas_delta"] = int_param(params, "replicas_delta", low=-step, high=step)
+            if out["replicas_delta"] == 0:
+                raise ParamError("replicas_delta", "must not be 0")
+        return out
+
+    def target(self, params: dict) -> str:
+        return f"leaderworkerset/{params['namespace']}/{params['lws']}"
+
+    def _snapshot(self, scale: dict) -> Snapshot:
+        meta = scale.get("metadata") or {}
+        return Snapshot(
+            resource_version=str(meta.get("resourceVersion") or ""),
+            state={"replicas": int((scale.get("spec") or {}).get("replicas") or 0)},
+            identity={"uid": meta.get("uid", "")},
+        )
+
+    def read(self, api, params: dict) -> Snapshot:
+        # The LWS itself, not its /scale view: the same spec.replicas and resourceVersion,
+        # plus status.readyReplicas, which the scale-down approval rule compares against.
+        lws = api.get_lws(params["namespace"], params["lws"])
+        snap = self._snapshot(lws)
+        ready = (lws.get("status") or {}).get("readyReplicas")
+        return Snapshot(
+            snap.resource_version,
+            snap.state,
+            {**snap.identity, "ready_replicas": int(ready or 0)},
+        )
+
+    def plan(self, current: Snapshot, params: dict, ctx: Context) -> Plan:
+        low, high, step = _bounds()
+        have = current.state["replicas"]
+        want = params.get("replicas", have + params.get("replicas_delta", 0))
+        where = f"{params['namespace']}/{params['lws']}"
+        if want != have:
+            # Re-checked at every attempt: after a 409 the current count may have moved.
+            if not low <= want <= high:
+                raise GuardrailError(
+                    f"{where} would have {want} groups; allowed range is {low}..{high} "
+                    "(ACTIONS_SCALE_MIN_REPLICAS / ACTIONS_SCALE_MAX_REPLICAS)"
+                )
+            if abs(want - have) > step:
+                raise GuardrailError(
+                    f"scaling {where} from {have} to {want} groups is a step of "
+                    f"{abs(want - have)}; at most {step} per action (ACTIONS_SCALE_MAX_STEP)"
+                )
+        desired = {"replicas": want}
+        if want == have:
+            summary = f"{where} already has {have} groups; nothing to change"
+        else:
+            summary = f"Scale {where} from {have} to {want} groups"
+        warnings = []
+        if want < have:
+            warnings.append(
+                f"scale-down deletes the highest-index groups ({want}..{have - 1}) and their "
+                "in-flight requests"
+            )
+        elif want > have:
+            warnings.append("new groups need free GPU nodes and take minutes to load the model")
+        return Plan(desired, state_diff(current.state, desired, where), summary, warnings)
+
+    def _patch(self, api, params, current: Snapshot, plan: Plan, dry_run: bool) -> dict:
+        # resourceVersion in a merge patch is a precondition: 409 if the LWS moved.
+        body = {
+            "metadata": {"resourceVersion": current.resource_version},
+            "spec": {"replicas": plan.desired["replicas"]},
+        }
+        return api.patch_scale(params["namespace"], params["lws"], body, dry_run=dry_run)
+
+    def dry_run(self, api, params: dict, current: Snapshot, plan: Plan) -> str:
+        answered = self._patch(api, params, current, plan, dry_run=True)
+        return (
+            "server dry run accepted: spec.replicas "
+            f"{current.state['replicas']} -> {answered['spec']['replicas']}"
+        )
+
+    def apply(self, api, params: dict, current: Snapshot, plan: Plan) -> Snapshot:
+        if plan.desired == current.state:
+            return current
+        return self._snapshot(self._patch(api, params, current, plan, dry_run=False))
+
+    def verify(self, api, params: dict, plan: Plan) -> tuple[bool, str]:
+        scale = api.get_scale(params["namespace"], params["lws"])
+        have = (scale.get("spec") or {}).get("replicas")
+        running = (scale.get("status") or {}).get("replicas")
+        want = plan.desired["replicas"]
+        if have != want:
+            return False, f"spec.replicas is {have}, expected {want}"
+        return True, f"spec.replicas is {want} ({running} groups exist now; LWS is reconciling)"
+
+    def subjects(self, params: dict, current: Snapshot | None) -> list[Subject]:
+        return [lws_subject(params["namespace"], params["lws"])]
+
+    def approval_note(self, params: dict, current: Snapshot | None, plan: Plan | None) -> str:
+        """A scale-down more than ACTIONS_SCALE_MAX_STEP below the groups ready now needs a
+        second person: the step guardrail counts from spec.replicas, so two small steps in
+        a row (the second before LWS drained the first) would otherwise remove more."""
+        where = f"{params['namespace']}/{params['lws']}"
+        if current is None or plan is None:
+            if params.get("replicas_delta", 0) < 0 or "replicas" in params:
+                return (
+                    f"Kubernetes could not be read to compare this with the ready groups of "
+                    f"{where}, and it may scale down"
+                )
+            return ""
+        step = _bounds()[2]
+        ready = int(current.identity.get("ready_replicas") or 0)
+        want = plan.desired["replicas"]
+        if ready - want > step:
+            return (
+                f"{ready} groups are ready in {where} and this leaves {want}: more than "
+                f"ACTIONS_SCALE_MAX_STEP ({step}) below the ready groups"
+            )
+        return ""
+
+    def undo_params(self, params: dict, before: Snapshot) -> dict:
+        return {
+            "namespace": params["namespace"],
+            "lws": params["lws"],
+            "replicas": before.state["replicas"],
+        }

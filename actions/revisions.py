@@ -1,0 +1,141 @@
+"""ConfigMap history that Kubernetes does not keep: we store the data whenever we see it
+change (before and after each of our writes, and every ACTIONS_CONFIG_CAPTURE_SECONDS
+from Celery beat), and rollback_router_config restores one of these revisions.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime
+
+from django.conf import settings
+from django.utils import timezone
+
+from actions.kinds import KINDS, ActionError, ParamError, Revision
+from actions.models import ConfigRevision
+
+log = logging.getLogger(__name__)
+CONFIGMAP_KINDS = ("rollback_router_config", "update_gateway_limits")
+
+
+def tracked_configmaps() -> list[tuple[str, str]]:
+    """settings ACTIONS_TRACKED_CONFIGMAPS: "namespace/name" strings."""
+    out = []
+    for item in settings.ACTIONS_TRACKED_CONFIGMAPS:
+        namespace, _, name = item.partition("/")
+        out.append((namespace, name))
+    return out
+
+
+def config_revision_store(
+    *, namespace: str, name: str, data: dict, resource_version: str, reason: str, run=None
+) -> ConfigRevision | None:
+    """Store `data` as a new revision unless it equals the latest one; returns the new row."""
+    latest = ConfigRevision.objects.filter(namespace=namespace, name=name).first()
+    if latest is not None and latest.data == data:
+        return None
+    return ConfigRevision.objects.create(
+        namespace=namespace,
+        name=name,
+        data=data,
+        resource_version=resource_version or "",
+        captured_at=timezone.now(),
+        reason=reason[:200],
+        run=run,
+    )
+
+
+def configmap_snapshot(api, namespace: str, name: str):
+    """The ConfigMap's whole data, read the way the rollback kind reads it."""
+    kind = KINDS["rollback_router_config"]
+    params = kind.clean({"namespace": namespace, "configmap": name, "revision": "previous"})
+    return kind.read(api, params)
+
+
+def config_seen(api, params: dict, *, reason: str, run=None, snap=None) -> ConfigRevision | None:
+    """Store the ConfigMap a run is about to change, as it is now (before planning, so a
+    rollback's "before_incident" compares against the real current config). `snap` is a
+    read already made of the whole data (the rollback kind's own), saving a second one."""
+    namespace, name = params["namespace"], params["configmap"]
+    if snap is None or "data" not in snap.state:
+        snap = configmap_snapshot(api, namespace, name)
+    return config_revision_store(
+        namespace=namespace,
+        name=name,
+        data=snap.state.get("data", {}),
+        resource_version=snap.resource_version,
+        reason=reason,
+        run=run,
+    )
+
+
+def config_revisions_capture(*, api, reason: str = "periodic capture", guard: bool = False) -> int:
+    """Capture every tracked ConfigMap; returns how many revisions were new. With `guard`
+    (the periodic capture), a change the console did not make starts a guard window."""
+    stored = 0
+    for namespace, name in tracked_configmaps():
+        try:
+            snap = configmap_snapshot(api, namespace, name)
+        except ActionError as exc:
+            log.warning("cannot capture ConfigMap %s/%s: %s", namespace, name, exc)
+            continue
+        row = config_revision_store(
+            namespace=namespace,
+            name=name,
+            data=snap.state.get("data", {}),
+            resource_version=snap.resource_version,
+            reason=reason,
+        )
+        stored += row is not None
+        if row is not None and guard:
+            from actions.guard.services import guard_watch_start_for_revision
+
+            guard_watch_start_for_revision(revision=row)
+    return stored
+
+
+def _as_revision(row: ConfigRevision) -> Revision:
+    label = f"r{row.pk}: {row.reason}"  # the kind adds when it was captured
+    return Revision(id=row.pk, label=label, data=row.data, captured_at=row.captured_at)
+
+
+def revision_lookup(
+    namespace: str, name: str, spec: str, incident_started_at: datetime | None
+) -> Revision:
+    """Resolve a revision spec for rollback_router_config.
+
+    "before_incident": the newest revision seen before the incident started whose data
+    differs from the newest revision (the config as it is now): the config that a change
+    just before the incident replaced. "previous": the newest revision that differs from
+    the current one. Anything else is a revision id.
+    """
+    rows = ConfigRevision.objects.filter(namespace=namespace, name=name)
+    latest = rows.first()
+    spec = str(spec)
+    if spec in ("before_incident", "previous"):
+        if latest is None:
+            raise ParamError(
+                "revision",
+                f"No revisions of {namespace}/{name} have been captured yet; the console keeps "
+                "them from its first look at the ConfigMap onwards.",
+            )
+        candidates = rows.exclude(pk=latest.pk)
+        if spec == "before_incident" and incident_started_at is not None:
+            candidates = candidates.filter(captured_at__lte=incident_started_at)
+        for row in candidates.iterator():
+            if row.data != latest.data:
+                return _as_revision(row)
+        when = " from before the incident" if spec == "before_incident" else ""
+        raise ParamError(
+            "revision",
+            f"No revision of {namespace}/{name}{when} differs from the current config; "
+            "choose a revision by its number on the actions page.",
+        )
+    if not spec.isdigit():
+        raise ParamError(
+            "revision", "Use before_incident, previous or a revision number (e.g. 12)."
+        )
+    found = rows.filter(pk=int(spec)).first()
+    if found is None:
+        raise ParamError("revision", f"Revision {spec} of {namespace}/{name} does not exist.")
+    return _as_revision(found)

@@ -1,0 +1,177 @@
+"""API shapes of action runs and of the inputs that create and decide them."""
+
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from actions.guard.models import GuardOutcome, GuardVerdict, GuardWatch
+from actions.models import ActionRun, ActionRunEvent, ActionRunStatus
+from actions.selectors import run_guard
+from console.bounds import IdField
+
+KIND_CHOICES = (
+    "scale_lws",
+    "set_enforce_eager",
+    "rollback_router_config",
+    "restart_lws_group",
+    "cordon_node",
+    "update_gateway_limits",
+)
+
+STATUS_FILTER_CHOICES = (*ActionRunStatus.values, "active")
+
+
+class ActionRequestSerializer(serializers.Serializer):
+    kind = serializers.ChoiceField(choices=KIND_CHOICES)
+    params = serializers.DictField(default=dict)
+    idempotency_key = serializers.CharField(
+        min_length=8,
+        max_length=100,
+        help_text="Chosen by the client, e.g. a UUID; the same person sending the same key "
+        "again gets the same run back (a double click is one run).",
+    )
+
+
+class ActionPreviewInputSerializer(serializers.Serializer):
+    kind = serializers.ChoiceField(choices=KIND_CHOICES)
+    params = serializers.DictField(default=dict)
+
+
+class DecisionInputSerializer(serializers.Serializer):
+    note = serializers.CharField(max_length=500, required=False, allow_blank=True, default="")
+
+
+class UndoInputSerializer(serializers.Serializer):
+    idempotency_key = serializers.CharField(min_length=8, max_length=100)
+
+
+class ActionRunEventSerializer(serializers.ModelSerializer):
+    actor = serializers.CharField(source="actor.username", default=None, allow_null=True)
+
+    class Meta:
+        model = ActionRunEvent
+        fields = ["occurred_at", "actor", "status_from", "status_to", "message", "payload"]
+
+
+class GuardSignalSerializer(serializers.Serializer):
+    id = serializers.CharField()
+    title = serializers.CharField()
+    type = serializers.ChoiceField(choices=("availability", "latency", "quality"))
+    unit = serializers.CharField()
+    promql = serializers.CharField()
+    threshold = serializers.SerializerMethodField()
+    baseline = serializers.FloatField(allow_null=True)
+    value = serializers.FloatField(allow_null=True)
+    state = serializers.ChoiceField(choices=("ok", "breach", "unknown"))
+    message = serializers.CharField(allow_blank=True)
+
+    def get_threshold(self, spec: dict) -> str:
+        from actions.guard.judge import threshold_text
+
+        return threshold_text(spec)
+
+
+class GuardWatchSerializer(serializers.ModelSerializer):
+    """The verification window after a change and its live verdict."""
+
+    verdict = serializers.ChoiceField(choices=GuardVerdict.choices)
+    outcome = serializers.ChoiceField(choices=GuardOutcome.choices, allow_blank=True)
+    undo_run = serializers.IntegerField(source="undo_run_id", allow_null=True)
+    signals = GuardSignalSerializer(many=True)
+
+    class Meta:
+        model = GuardWatch
+        fields = [
+            "id",
+            "runbook",
+            "subject",
+            "changed_at",
+            "ends_at",
+            "interval_seconds",
+            "verdict",
+            "verdict_reason",
+            "signals",
+            "evaluations",
+            "unknown_evaluations",
+            "last_evaluated_at",
+            "last_error",
+            "outcome",
+            "undo_run",
+        ]
+
+
+class ActionRunSerializer(serializers.ModelSerializer):
+    incident = serializers.IntegerField(source="incident_id")
+    requested_by = serializers.CharField(source="requested_by.username")
+    decided_by = serializers.CharField(source="decided_by.username", default=None, allow_null=True)
+    undo_of = serializers.IntegerField(source="undo_of_id", allow_null=True)
+    active = serializers.BooleanField(source="is_active")
+    status = serializers.ChoiceField(choices=ActionRunStatus.choices)
+    guard = serializers.SerializerMethodField()
+
+    @extend_schema_field(GuardWatchSerializer(allow_null=True))
+    def get_guard(self, run: ActionRun) -> dict | None:
+        watch = run_guard(run)
+        return GuardWatchSerializer(watch).data if watch is not None else None
+
+    class Meta:
+        model = ActionRun
+        fields = [
+            "id",
+            "incident",
+            "kind",
+            "target",
+            "params",
+            "status",
+            "active",
+            "requested_by",
+            "requested_at",
+            "requires_approval",
+            "approval_reason",
+            "decided_by",
+            "decided_at",
+            "decision_note",
+            "queued_at",
+            "started_at",
+            "finished_at",
+            "preview",
+            "before",
+            "plan",
+            "after",
+            "verification",
+            "attempts",
+            "error",
+            "error_code",
+            "undo_of",
+            "runbook",
+            "guard",
+        ]
+
+
+class ActionRunDetailSerializer(ActionRunSerializer):
+    events = ActionRunEventSerializer(many=True)
+
+    class Meta(ActionRunSerializer.Meta):
+        fields = [*ActionRunSerializer.Meta.fields, "events"]
+
+
+class ActionPreviewSerializer(serializers.Serializer):
+    kind = serializers.CharField()
+    params = serializers.DictField()
+    target = serializers.CharField()
+    current = serializers.DictField(allow_null=True)
+    plan = serializers.DictField(allow_null=True)
+    dry_run = serializers.CharField(allow_blank=True)
+    error = serializers.CharField(allow_blank=True)
+    requires_approval = serializers.BooleanField()
+    approval_reason = serializers.CharField(allow_blank=True)
+    busy_with = serializers.IntegerField(source="busy_with.pk", allow_null=True, default=None)
+
+
+class ActionListQuerySerializer(serializers.Serializer):
+    incident = IdField(required=False)
+    status = serializers.ChoiceField(
+        choices=STATUS_FILTER_CHOICES, required=False, allow_blank=True
+    )
+    kind = serializers.ChoiceField(choices=KIND_CHOICES, required=False, allow_blank=True)
+    target = serializers.CharField(required=False, allow_blank=True, max_length=200)
+    requested_by = serializers.CharField(required=False, allow_blank=True, max_length=150)

@@ -1,0 +1,42 @@
+"""The Celery app shared by the web process (which enqueues) and the worker."""
+
+import os
+
+from celery import Celery, signals
+
+from console.heartbeat import WorkerHeartbeatStep
+from console.metrics.worker import MetricsServerStep
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+
+app = Celery("console")
+app.config_from_object("django.conf:settings", namespace="CELERY")
+app.autodiscover_tasks()
+app.steps["consumer"].add(WorkerHeartbeatStep)
+app.steps["worker"].add(MetricsServerStep)
+_worker_pid: int | None = None
+
+
+@app.on_after_configure.connect
+def _apply_routes(sender: Celery, **_kwargs) -> None:
+    from config.celery_routes import BEAT_SCHEDULE, QUEUES, TASK_ROUTES
+
+    sender.conf.task_queues = QUEUES
+    sender.conf.task_routes = TASK_ROUTES
+    sender.conf.beat_schedule = BEAT_SCHEDULE
+
+
+@signals.worker_init.connect
+def _remember_worker_pid(**_kwargs) -> None:
+    global _worker_pid
+    _worker_pid = os.getpid()
+
+
+@signals.beat_embedded_init.connect
+def _beat_dies_with_its_worker(**_kwargs) -> None:
+    """Embedded beat (`worker -B`) is a child process the pool's death signal does not
+    cover: if the worker is SIGKILLed or OOM-killed, beat would live on and keep sending
+    due tasks that no worker of this stack consumes. Have the kernel stop it instead."""
+    from console.processes import die_with_parent
+
+    die_with_parent(_worker_pid or os.getppid())

@@ -1,0 +1,113 @@
+"""The apps' own settings (config/settings/__init__.py imports them all): remediation actions,
+the pre-launch checklist, drills, guarded changes, postmortems and notifications."""
+
+from pathlib import Path
+
+from config.settings.env import BASE_DIR, EMBEDDED, env
+
+# --- Remediation actions (runbooks/actions) -------------------------------------------
+# Kubernetes: a kubeconfig path, else in-cluster config when running in a pod.
+KUBECONFIG = env.str("KUBECONFIG", default="")
+ACTIONS_K8S_TIMEOUT_SECONDS = env.float("ACTIONS_K8S_TIMEOUT_SECONDS", default=5.0)
+# The namespace the console's RBAC Role grants (deploy/k8s/rbac.yaml): the default for
+# every action's `namespace` parameter and for readiness discovery.
+ACTIONS_K8S_NAMESPACE = env.str("ACTIONS_K8S_NAMESPACE", default="llm-serving")
+# Guardrails.
+ACTIONS_SCALE_MIN_REPLICAS = env.int("ACTIONS_SCALE_MIN_REPLICAS", default=1)
+ACTIONS_SCALE_MAX_REPLICAS = env.int("ACTIONS_SCALE_MAX_REPLICAS", default=16)
+ACTIONS_SCALE_MAX_STEP = env.int("ACTIONS_SCALE_MAX_STEP", default=4)
+ACTIONS_MAX_CORDONED_NODES = env.int("ACTIONS_MAX_CORDONED_NODES", default=2)
+# Approval: these severities always, plus the kinds marked risky (or this list, if set).
+ACTIONS_APPROVAL_SEVERITIES = env.list("ACTIONS_APPROVAL_SEVERITIES", default=["SEV1"])
+ACTIONS_APPROVAL_KINDS = env.list("ACTIONS_APPROVAL_KINDS", default=None)
+# Execution: bounded retries for 409 and for timeouts/5xx, then the run fails with the reason.
+ACTIONS_CONFLICT_RETRIES = env.int("ACTIONS_CONFLICT_RETRIES", default=3)
+ACTIONS_TRANSIENT_RETRIES = env.int("ACTIONS_TRANSIENT_RETRIES", default=3)
+ACTIONS_RETRY_BACKOFF_SECONDS = env.float("ACTIONS_RETRY_BACKOFF_SECONDS", default=0.5)
+ACTIONS_VERIFY_SECONDS = env.float("ACTIONS_VERIFY_SECONDS", default=15.0)
+# How long to wait between two read-backs while verifying.
+ACTIONS_VERIFY_INTERVAL_SECONDS = env.float("ACTIONS_VERIFY_INTERVAL_SECONDS", default=1.0)
+ACTIONS_TASK_TIME_LIMIT = env.int("ACTIONS_TASK_TIME_LIMIT", default=120)
+# A claimed run whose worker has not finished by then is taken for lost (> task limit).
+ACTIONS_LEASE_SECONDS = env.int("ACTIONS_LEASE_SECONDS", default=300)
+ACTIONS_MAX_ATTEMPTS = env.int("ACTIONS_MAX_ATTEMPTS", default=3)
+ACTIONS_REQUEUE_AFTER_SECONDS = env.int("ACTIONS_REQUEUE_AFTER_SECONDS", default=120)
+ACTIONS_TRACKED_CONFIGMAPS = env.list(
+    "ACTIONS_TRACKED_CONFIGMAPS",
+    default=["llm-serving/vllm-router-config", "llm-serving/llm-gateway-config"],
+)
+# Pre-launch checklist (readiness/): where to find deployments (empty: the actions
+# namespace) and how long a model load may take before the readiness probe gives up.
+READINESS_NAMESPACES = env.list("READINESS_NAMESPACES", default=[])
+READINESS_MODEL_LOAD_SECONDS = env.int("READINESS_MODEL_LOAD_SECONDS", default=300)
+# A verification not finished in this long is given up (its worker died, or none runs).
+READINESS_VERIFICATION_STALE_SECONDS = env.int("READINESS_VERIFICATION_STALE_SECONDS", default=300)
+# Finished verifications older than this are pruned by beat (the latest one always stays).
+READINESS_KEEP_DAYS = env.int("READINESS_KEEP_DAYS", default=30)
+# Where the Prometheus alert rules are (the runbook catalogue is checked against them),
+# and the ConfigMaps holding the router and gateway config (the defaults of the
+# rollback_router_config and update_gateway_limits actions).
+READINESS_RULES_DIR = Path(
+    env.str("READINESS_RULES_DIR", default=str(BASE_DIR / "deploy" / "prometheus" / "rules"))
+)
+READINESS_ROUTER_CONFIGMAP = env.str("READINESS_ROUTER_CONFIGMAP", default="vllm-router-config")
+READINESS_GATEWAY_CONFIGMAP = env.str("READINESS_GATEWAY_CONFIGMAP", default="llm-gateway-config")
+# Drills (runbooks/drills): the fleet simulator's HTTP API that injects and clears faults.
+DRILLS_SIMULATOR_URL = env.str(
+    "DRILLS_SIMULATOR_URL",
+    default=env.str(
+        "SIMULATOR_URL",
+        default=f"http://127.0.0.1:{env.str('SIMULATOR_PORT', default='9400')}",
+    ),
+)
+# Guarded changes (actions/guard*): 0 keeps each runbook's own window and
+# interval (tests compress time); pages also go to this Slack-compatible webhook when set.
+GUARD_WINDOW_SECONDS = env.int("GUARD_WINDOW_SECONDS", default=0)
+GUARD_INTERVAL_SECONDS = env.int("GUARD_INTERVAL_SECONDS", default=0)
+# A signal undoes a change only after this many breaching checks in a row (a fix often
+# takes a minute to bite; one bad reading in that minute must not undo it).
+GUARD_CONFIRM_CHECKS = env.int("GUARD_CONFIRM_CHECKS", default=3)
+GUARD_USERNAME = env.str("GUARD_USERNAME", default="console-guard")
+GUARD_PAGE_WEBHOOK_URL = env.str("GUARD_PAGE_WEBHOOK_URL", default="")
+GUARD_PAGE_TIMEOUT_SECONDS = env.float("GUARD_PAGE_TIMEOUT_SECONDS", default=5.0)
+
+# --- Postmortems ------------------------------------------------------------------------
+# Incidents with more timeline events + alerts than this are drafted on the worker.
+POSTMORTEM_ASYNC_THRESHOLD = env.int("POSTMORTEM_ASYNC_THRESHOLD", default=2000)
+# Overdue action-item reminders are also posted here (JSON {"text": ...}, Slack-compatible).
+POSTMORTEM_REMINDER_WEBHOOK_URL = env.str("POSTMORTEM_REMINDER_WEBHOOK_URL", default="")
+POSTMORTEM_WEBHOOK_TIMEOUT_SECONDS = env.float("POSTMORTEM_WEBHOOK_TIMEOUT_SECONDS", default=5.0)
+
+# --- Outgoing calls to URLs users supply (console/outgoing/) -------------------------------
+# Notification targets, the guard's paging webhook and the reminder webhook may not reach
+# loopback, link-local, private or other internal addresses; this list (CIDR networks
+# and/or host names, comma-separated) admits an internal receiver on purpose.
+OUTGOING_URL_ALLOWLIST = env.list("OUTGOING_URL_ALLOWLIST", default=[])
+
+# --- Outgoing notifications (notifications/) ---------------------------------------------
+# Targets and rules are edited in the admin; these are how sending behaves. Links in
+# messages start with NOTIFY_CONSOLE_URL, the console's address as responders reach it.
+NOTIFY_CONSOLE_URL = env.str("NOTIFY_CONSOLE_URL", default="http://127.0.0.1:8000")
+NOTIFY_TIMEOUT_SECONDS = env.float("NOTIFY_TIMEOUT_SECONDS", default=5.0)
+# Retries after the first attempt, waiting a random 0..BACKOFF x 2^n seconds (at most
+# BACKOFF_MAX) before the n-th: with the defaults all six tries fit in about 5 minutes.
+NOTIFY_MAX_RETRIES = env.int("NOTIFY_MAX_RETRIES", default=5)
+NOTIFY_RETRY_BACKOFF_SECONDS = env.int("NOTIFY_RETRY_BACKOFF_SECONDS", default=10)
+NOTIFY_RETRY_BACKOFF_MAX_SECONDS = env.int("NOTIFY_RETRY_BACKOFF_MAX_SECONDS", default=300)
+# Deliveries the broker did not take (it was down) are queued again after this long.
+NOTIFY_REQUEUE_AFTER_SECONDS = env.int("NOTIFY_REQUEUE_AFTER_SECONDS", default=60)
+# Email targets go through Django's mail (the console backend prints them in embedded mode).
+EMAIL_BACKEND = env.str(
+    "EMAIL_BACKEND",
+    default="django.core.mail.backends.console.EmailBackend"
+    if EMBEDDED
+    else "django.core.mail.backends.smtp.EmailBackend",
+)
+EMAIL_HOST = env.str("EMAIL_HOST", default="localhost")
+EMAIL_PORT = env.int("EMAIL_PORT", default=25)
+EMAIL_HOST_USER = env.str("EMAIL_HOST_USER", default="")
+EMAIL_HOST_PASSWORD = env.str("EMAIL_HOST_PASSWORD", default="")
+EMAIL_USE_TLS = env.bool("EMAIL_USE_TLS", default=False)
+EMAIL_USE_SSL = env.bool("EMAIL_USE_SSL", default=False)
+EMAIL_TIMEOUT = env.int("EMAIL_TIMEOUT", default=10)
+DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default="incident-console@localhost")

@@ -1,0 +1,234 @@
+"""The worker's side of a drill: inject the fault, watch the run (link the incident the
+real alert opened, stop on the plan's stop condition, notice recovery), and finish it
+(clear the fault, restore the baseline, score). Each step calls the fault source and
+Kubernetes with no transaction open, then records under the run's row lock, so the beat
+watcher and a stop request never finish a run twice."""
+
+from __future__ import annotations
+
+import logging
+from datetime import timedelta
+
+from django.db import transaction
+from django.db.models import Q
+from django.urls import reverse
+from django.utils import timezone
+
+from console.errors import DomainError
+from drills.adapters import FaultError, adapter_for
+from drills.history import drill_run_record
+from drills.models import DrillRun, DrillRunStatus
+from drills.scoring import drill_scorecard
+from drills.services import drill_target_check, real_sev1_open
+from incidents.models import Incident, IncidentStatus
+from incidents.services import incident_drill_mark
+from runbooks.timeline_kinds import DRILL
+
+log = logging.getLogger(__name__)
+RECOVERED = (IncidentStatus.MITIGATED, IncidentStatus.RESOLVED)
+
+
+def _locked(run_id: int) -> DrillRun | None:
+    return DrillRun.objects.select_for_update().select_related("plan").filter(pk=run_id).first()
+
+
+def _adapter_kw(run: DrillRun) -> dict:
+    return {"namespace": run.namespace, "lws": run.lws}
+
+
+def drill_run_inject(*, run_id: int) -> DrillRun | None:
+    """Inject the plan's fault, once. Kubernetes and the fault source are called with no
+    transaction open (a slow API server must not hold the database, issue 23); the
+    outcome is then recorded under the run's lock, by one copy only. A redelivered task
+    finds the run past STARTING and does nothing; two copies at the same moment set the
+    same fault twice, which is still one fault."""
+    run = DrillRun.objects.filter(pk=run_id).first()
+    if run is None or run.status != DrillRunStatus.STARTING:
+        return run
+    plan = run.plan_snapshot
+    failure: DomainError | FaultError | None = None
+    labels: dict[str, str] = {}
+    answer: dict = {}
+    try:
+        labels = drill_target_check(namespace=run.namespace, lws=run.lws)
+        answer = adapter_for(plan["adapter"]).inject(fault=plan["fault"], **_adapter_kw(run))
+    except (DomainError, FaultError) as exc:
+        failure = exc
+    with transaction.atomic():
+        run = _locked(run_id)
+        if run is None or run.status != DrillRunStatus.STARTING:
+            late = failure is None
+        else:
+            late = False
+            if failure is not None:
+                run.status, run.error = DrillRunStatus.FAILED, str(failure)
+                run.ended_at, run.passed = timezone.now(), False
+                run.save(update_fields=["status", "error", "ended_at", "passed"])
+                drill_run_record(run, "failed", f"The drill did not start: {failure}")
+                return run
+            run.status, run.injected_at = DrillRunStatus.RUNNING, timezone.now()
+            run.save(update_fields=["status", "injected_at"])
+            where = f"{run.namespace}/{run.lws}"
+            drill_run_record(
+                run, "injected", f"Injected {plan['fault']} via {plan['adapter']} on {where}",
+                payload={"answer": answer, "target_labels": labels},
+            )  # fmt: skip
+    if late and run is not None:
+        # Stopped (and perhaps already cleared) while this copy was injecting: take the
+        # fault back out rather than leave it behind a finished drill.
+        try:
+            adapter_for(plan["adapter"]).clear(fault=plan["fault"], **_adapter_kw(run))
+        except FaultError as exc:
+            log.warning("drill run #%s: could not clear a late injection: %s", run_id, exc)
+    return run
+
+
+def _matching_incident(run: DrillRun) -> Incident | None:
+    """The first non-drill incident opened since the injection whose alerts are about the
+    drill's target."""
+    about = Q(namespace=run.namespace, group_labels__lws=run.lws) | Q(
+        alerts__labels__namespace=run.namespace, alerts__labels__lws=run.lws
+    )
+    return (
+        Incident.objects.filter(about, is_drill=False, triggered_at__gte=run.injected_at)
+        .order_by("triggered_at", "id")
+        .distinct()
+        .first()
+    )
+
+
+def _link(run: DrillRun) -> None:
+    incident = _matching_incident(run)
+    if incident is None:
+        return
+    run.incident = incident
+    run.save(update_fields=["incident"])
+    incident_drill_mark(
+        incident_id=incident.pk,
+        kind=DRILL,
+        message=f"This incident is drill run #{run.pk} ({run.plan_snapshot['fault']} on "
+        f"{run.namespace}/{run.lws}): left out of reports and MTTx by default.",
+        payload={"drill_run": run.pk, "step": "linked",
+                 "url": reverse("runbooks:drill-run", args=[run.pk])},
+    )  # fmt: skip
+    drill_run_record(run, "incident_linked", f"Incident #{incident.pk} opened: {incident.title}")
+
+
+def _stop_reason(run: DrillRun) -> str:
+    plan = run.plan_snapshot
+    assert run.injected_at is not None  # a running drill's fault was injected
+    if timezone.now() - run.injected_at >= timedelta(seconds=plan["max_duration_seconds"]):
+        return f"automatic stop: the drill reached its maximum of {plan['max_duration_seconds']} s"
+    if plan.get("stop_on_real_sev1", True):
+        sev1 = real_sev1_open(since=run.started_at, exclude_id=run.incident_id)
+        if sev1 is not None:
+            return f"automatic stop: a real SEV1 incident #{sev1.pk} opened ({sev1.title[:120]})"
+    return ""
+
+
+def drill_run_check(*, run_id: int) -> DrillRun | None:
+    """One look at a running drill: link its incident, then stop or finish if it is time."""
+    with transaction.atomic():
+        run = _locked(run_id)
+        if run is None:
+            return None
+        if run.status == DrillRunStatus.STOPPING:
+            reason = run.stop_reason or "stopped"
+        elif run.status != DrillRunStatus.RUNNING:
+            return run
+        else:
+            if run.incident_id is None:
+                _link(run)
+            reason = _stop_reason(run)
+            if reason:
+                run.status, run.stop_reason = DrillRunStatus.STOPPING, reason[:300]
+                run.save(update_fields=["status", "stop_reason"])
+                drill_run_record(run, "stop_requested", reason, incident_too=True)
+            elif run.incident is not None and run.incident.status in RECOVERED:
+                reason = f"recovered: incident #{run.incident_id} is {run.incident.status}"
+            else:
+                return run
+    return _finish(run_id, reason)  # after the commit: the fault source is called
+
+
+def drill_run_finish(*, run_id: int) -> DrillRun | None:
+    """Finish a run someone asked to stop (the stop button's task)."""
+    return _finish(run_id, None)
+
+
+FINISHABLE = (DrillRunStatus.STOPPING, DrillRunStatus.RUNNING)
+
+
+def _finish(run_id: int, reason: str | None) -> DrillRun | None:
+    """Clear the fault and restore the baseline, with no transaction open (the fault
+    source may be slow), then score under the run's lock. Clearing twice (the watcher and
+    the stop button at once) is harmless; only one copy scores. If the fault source does
+    not answer, the run stays `stopping` and the watcher tries again."""
+    run = DrillRun.objects.filter(pk=run_id).first()
+    if run is None or run.status not in FINISHABLE:
+        return run
+    plan = run.plan_snapshot
+    failure: FaultError | None = None
+    cleared: dict = {}
+    restored: dict = {}
+    try:
+        adapter = adapter_for(plan["adapter"])
+        cleared = adapter.clear(fault=plan["fault"], **_adapter_kw(run))
+        restored = adapter.restore_baseline(**_adapter_kw(run))
+    except FaultError as exc:
+        failure = exc
+    with transaction.atomic():
+        run = _locked(run_id)
+        if run is None or run.status not in FINISHABLE:
+            return run  # scored by another copy meanwhile
+        reason = reason or run.stop_reason or "stopped"
+        if failure is not None:
+            if run.status != DrillRunStatus.STOPPING:
+                run.status, run.stop_reason = DrillRunStatus.STOPPING, reason[:300]
+                run.save(update_fields=["status", "stop_reason"])
+            drill_run_record(run, "clear_failed", f"Could not clear the fault yet: {failure}")
+            return run
+        return _score(run, reason, cleared=cleared, restored=restored)
+
+
+def _score(run: DrillRun, reason: str, *, cleared: dict, restored: dict) -> DrillRun:
+    plan = run.plan_snapshot
+    message = f"Cleared {plan['fault']} and restored the baseline ({reason})"
+    if restored.get("note"):
+        message += f"; note: {restored['note']}"
+    drill_run_record(
+        run, "cleared", message, payload={"cleared": cleared, "restored": restored},
+        incident_too=True,
+    )  # fmt: skip
+    if run.incident is not None:
+        run.incident.refresh_from_db()
+    scorecard = drill_scorecard(run=run, ended_reason=reason)
+    run.status, run.ended_at = DrillRunStatus.FINISHED, timezone.now()
+    run.scorecard, run.passed = scorecard, scorecard["passed"]
+    run.save(update_fields=["status", "ended_at", "scorecard", "passed"])
+    failed = [c["title"] for c in scorecard["criteria"] if not c["passed"]]
+    verdict = (
+        "PASSED"
+        if run.passed
+        else f"FAILED ({len(failed)} of {len(scorecard['criteria'])} criteria)"
+    )
+    drill_run_record(
+        run, "scored", f"Scorecard: {verdict}", payload={"passed": run.passed, "failed": failed},
+        incident_too=True,
+    )  # fmt: skip
+    return run
+
+
+def drill_runs_watch() -> int:
+    """Beat: look at every active run once. Returns how many were looked at."""
+    ids = list(
+        DrillRun.objects.filter(
+            status__in=[DrillRunStatus.RUNNING, DrillRunStatus.STOPPING]
+        ).values_list("pk", flat=True)
+    )
+    for run_id in ids:
+        try:
+            drill_run_check(run_id=run_id)
+        except Exception:  # one broken run must not stop the others being watched
+            log.exception("drill run #%s: check failed", run_id)
+    return len(ids)

@@ -1,0 +1,37 @@
+"""One call records a drill's step in its own history and, once the drill has an
+incident, on that incident's timeline too."""
+
+from __future__ import annotations
+
+from django.contrib.auth.models import User
+from django.urls import reverse
+from django.utils import timezone
+
+from drills.models import DrillRun, DrillRunEvent
+from incidents.services import incident_event_record
+from runbooks.timeline_kinds import DRILL
+
+
+def drill_run_record(
+    run: DrillRun,
+    kind: str,
+    message: str,
+    *,
+    actor: User | None = None,
+    payload=None,
+    incident_too=False,
+) -> DrillRunEvent:
+    """Runs inside the caller's transaction, so the step and the change commit together."""
+    payload = dict(payload or {})
+    event = DrillRunEvent.objects.create(
+        run=run, occurred_at=timezone.now(), actor=actor, kind=kind, message=message,
+        payload=payload,
+    )  # fmt: skip
+    if incident_too and run.incident_id:
+        incident_event_record(
+            incident_id=run.incident_id, kind=DRILL,
+            message=f"Drill run #{run.pk}: {message}", actor=actor,
+            payload={"drill_run": run.pk, "step": kind,
+                     "url": reverse("runbooks:drill-run", args=[run.pk]), **payload},
+        )  # fmt: skip
+    return event

@@ -1,0 +1,63 @@
+"""Reads of drills shared by the pages, the API and other features (the pre-launch
+checklist asks `drill_last_passed`). Each runs a fixed number of queries."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models import QuerySet
+
+from drills.models import DrillPlan, DrillRun, DrillRunStatus
+
+
+def _runs() -> QuerySet[DrillRun]:
+    return DrillRun.objects.select_related("plan", "incident", "started_by", "stop_requested_by")
+
+
+def drill_last_passed(*, namespace: str, lws: str, runbook: str | None = None) -> DrillRun | None:
+    """The latest passed drill run on this target (and runbook, when given), or None. One
+    query."""
+    qs = _runs().filter(namespace=namespace, lws=lws, status=DrillRunStatus.FINISHED, passed=True)
+    if runbook is not None:
+        qs = qs.filter(runbook=runbook)
+    return qs.order_by("-ended_at", "-id").first()
+
+
+def runbook_drill_summary(*, runbook: str) -> dict[str, Any]:
+    """For the runbook page: its last passed run, its last run and its plans. Three
+    queries."""
+    runs = _runs().filter(runbook=runbook)
+    return {
+        "last_passed": runs.filter(status=DrillRunStatus.FINISHED, passed=True)
+        .order_by("-ended_at", "-id")
+        .first(),
+        "last_run": runs.order_by("-started_at", "-id").first(),
+        "plans": list(DrillPlan.objects.filter(runbook=runbook).order_by("title", "id")),
+    }
+
+
+def drill_plans(*, runbook: str = "") -> list[DrillPlan]:
+    qs = DrillPlan.objects.select_related("created_by").order_by("runbook", "title", "id")
+    return list(qs.filter(runbook=runbook) if runbook else qs)
+
+
+def drill_plan_get(*, plan_id: int) -> DrillPlan | None:
+    return DrillPlan.objects.select_related("created_by").filter(pk=plan_id).first()
+
+
+def drill_runs(
+    *, plan_id: int | None = None, runbook: str = "", namespace: str = "", lws: str = "",
+    limit: int = 50,
+) -> list[DrillRun]:  # fmt: skip
+    qs = _runs()
+    if plan_id is not None:
+        qs = qs.filter(plan_id=plan_id)
+    for field, value in (("runbook", runbook), ("namespace", namespace), ("lws", lws)):
+        if value:
+            qs = qs.filter(**{field: value})
+    return list(qs.order_by("-started_at", "-id")[:limit])
+
+
+def drill_run_get(*, run_id: int) -> DrillRun | None:
+    """A run with its history (two queries)."""
+    return _runs().prefetch_related("events__actor").filter(pk=run_id).first()
