@@ -18,7 +18,7 @@ from tests.helpers import free_port, port_open, wait_for
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
 REDIS_URL = "redis://127.0.0.1:6379/15"
-KEY_PREFIX = os.environ["CELERY_BROKER_KEY_PREFIX"]  # set per run by config.settings.test
+KEY_PREFIX = os.environ["CELERY_BROKER_KEY_PREFIX"]  # set per run by config.settings_test
 
 
 def database_url() -> str:

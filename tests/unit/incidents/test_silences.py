@@ -25,7 +25,7 @@ from incidents.silences.client import AlertmanagerError, Matcher, Silence
 from tests.factories import AlertFactory, IncidentFactory, TimelineEventFactory
 
 pytestmark = pytest.mark.django_db
-NOWHERE = "http://127.0.0.1:9"  # config/settings/test.py: nothing listens there
+NOWHERE = "http://127.0.0.1:9"  # config/settings_test.py: nothing listens there
 
 
 # --- Alertmanager's matching rules ------------------------------------------------------

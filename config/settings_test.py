@@ -1,5 +1,8 @@
 """Test override: PostgreSQL (the production engine) whenever it is reachable.
 
+It sits beside the settings package, not in it: importing config.settings.test would run
+config/settings/__init__.py before the environment defaults below are set.
+
 DATABASE_URL wins when set. Otherwise the local PostgreSQL on 127.0.0.1:5432 is used;
 if it is down, tests fall back to SQLite and the PostgreSQL-only tests skip, unless
 REQUIRE_SERVICES=1 (CI), where a missing service fails the run.
