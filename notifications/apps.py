@@ -3,6 +3,7 @@ from django.utils.translation import gettext_lazy as _
 
 
 def _timeline_appended(sender: object, events: list, **kwargs: object) -> None:
+    # registry: models load after apps are ready (this module is imported before them)
     from notifications.services import timeline_events_notify
 
     timeline_events_notify(events=events)
@@ -15,6 +16,7 @@ class NotificationsConfig(AppConfig):
     def ready(self) -> None:
         # incidents sends this after each commit that appended timeline events; it knows
         # nothing of this app (nothing imports notifications).
+        # registry: models load after apps are ready
         from incidents.services.timeline import timeline_appended
 
         timeline_appended.connect(_timeline_appended, dispatch_uid="notifications.timeline")

@@ -2,9 +2,9 @@
 payload alone (no queries: this runs for every appended event, ingest storms included).
 
 The kinds belong to the apps that write them: incidents' own (TimelineEventType), an
-action run's status changes (runbooks' ACTION, payload `status`), a postmortem's
+action run's status changes (actions' ACTION, payload `status`), a postmortem's
 (postmortems' POSTMORTEM, payload `postmortem`). A postmortem event is only a candidate:
-whether it started a review round needs the postmortem row (services.py decides).
+whether it started a review round needs the postmortem row (services/deliveries.py decides).
 """
 
 from __future__ import annotations
@@ -14,11 +14,11 @@ from datetime import datetime
 from typing import Any
 
 from actions.models import ActionRunStatus
+from actions.timeline_kinds import ACTION
 from incidents.grouping import is_worse
 from incidents.models import IncidentStatus, TimelineEvent, TimelineEventType
 from notifications.models import Event
 from postmortems.timeline_kinds import POSTMORTEM
-from runbooks.timeline_kinds import ACTION
 
 _STATUS_EVENTS = {
     IncidentStatus.MITIGATED: Event.INCIDENT_MITIGATED,

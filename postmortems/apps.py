@@ -1,6 +1,11 @@
 from django.apps import AppConfig
 from django.utils.translation import gettext_lazy as _
 
+# Model-free modules: importable while the app registry is still loading.
+from incidents.panels import incident_panel_register
+from incidents.timeline_kinds import timeline_kinds_register
+from postmortems import timeline_kinds
+
 
 class PostmortemsConfig(AppConfig):
     name = "postmortems"
@@ -8,10 +13,6 @@ class PostmortemsConfig(AppConfig):
 
     def ready(self) -> None:
         # incidents imports no higher app: we tell it our timeline kinds and incident panel.
-        from incidents.panels import incident_panel_register
-        from incidents.timeline_kinds import timeline_kinds_register
-        from postmortems import timeline_kinds
-
         timeline_kinds_register(app=self.name, kinds=timeline_kinds.LABELS)
         incident_panel_register(
             key="postmortem", order=40, template="postmortems/_incident_section.html"

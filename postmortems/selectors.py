@@ -136,9 +136,30 @@ def action_item_list(
     if incident:
         items = items.filter(incident_id=incident)
     if overdue and today is not None:
-        items = items.filter(status__in=OPEN_ITEM_STATUSES, due_date__lt=today)
+        items = items.filter(_overdue(today))
     return items.order_by("due_date", "id")
+
+
+def _overdue(today: date) -> Q:
+    """Still to do and past its due date (due today is not late yet)."""
+    return Q(status__in=OPEN_ITEM_STATUSES, due_date__lt=today)
+
+
+def action_items_overdue(*, today: date) -> QuerySet[ActionItem]:
+    """The items overdue on `today`, the oldest due first, with the people a reminder goes
+    to (owner, creator): what notifications/services/overdue.py tells people about."""
+    return (
+        ActionItem.objects.filter(_overdue(today))
+        .select_related("owner", "created_by")
+        .order_by("due_date", "id")
+    )
 
 
 def notifications_unread(*, user: User) -> QuerySet[Notification]:
     return Notification.objects.filter(user=user, read_at__isnull=True).order_by("-created_at")
+
+
+def notifications_read(*, user: User, limit: int) -> list[Notification]:
+    """The newest `limit` notices `user` has read, the last read first."""
+    rows = Notification.objects.filter(user=user, read_at__isnull=False)
+    return list(rows.order_by("-read_at", "-id")[:limit])

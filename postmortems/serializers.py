@@ -1,5 +1,6 @@
 """API shapes of postmortems and action items."""
 
+from django.utils import timezone
 from rest_framework import serializers
 
 from console.bounds import BoundedDateField, IdField
@@ -54,8 +55,6 @@ class ActionItemSerializer(serializers.ModelSerializer):
         ]  # fmt: skip
 
     def get_overdue(self, item) -> bool:
-        from django.utils import timezone
-
         return item.status in OPEN_ITEM_STATUSES and item.due_date < timezone.localdate()
 
 

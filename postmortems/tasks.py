@@ -15,13 +15,3 @@ from postmortems import services
 def postmortem_draft_task(postmortem_id: int) -> None:
     # Redelivery is harmless: a draft that is ready is left as it is.
     services.postmortem_draft_build(postmortem_id=postmortem_id)
-
-
-@shared_task(
-    name="postmortems.tasks.action_items_remind_overdue",
-    acks_late=True,
-    soft_time_limit=100,
-    time_limit=120,
-)
-def action_items_remind_overdue() -> int:
-    return services.action_items_remind_overdue()

@@ -16,11 +16,11 @@ from django.utils import timezone
 from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy, gettext_noop
 
-from actions.k8s import KubeApi
+from actions.k8s import KubeApi, kube_api
 from actions.kinds.base import ActionError
 from console.bounds import MAX_ID
 from console.errors import DomainError, NotAllowed
-from readiness import discovery, verify
+from readiness import discovery
 from readiness.items import BY_KEY, SIGN_OFF_KEYS
 from readiness.models import (
     ACTIVE_VERIFICATION,
@@ -32,7 +32,7 @@ from readiness.models import (
     VerificationStatus,
 )
 from readiness.permissions import SIGN_OFF, VERIFY
-from readiness.verifiers import Finding
+from readiness.verifiers import Finding, sources
 
 MAX_SIGNOFF_DAYS = 366
 log = logging.getLogger(__name__)
@@ -88,6 +88,7 @@ def _locked(deployment_id: int) -> Deployment:
 
 
 def _enqueue_on_commit(verification_id: int) -> None:
+    # cycle: readiness/tasks.py imports these services (its tasks call them).
     from readiness.tasks import checklist_verify
 
     transaction.on_commit(lambda: checklist_verify.delay(verification_id))
@@ -177,14 +178,12 @@ def verification_run(
 ) -> Verification | None:
     """Run a queued verification (on the worker): read every source, store one result per
     item. The reads happen outside any transaction; the results are written in one."""
-    from actions.k8s import kube_api
-
     verification = _claim(verification_id)
     if verification is None:
         return None
     deployment = verification.deployment
     try:
-        found = verify.findings(
+        found = sources.findings(
             namespace=deployment.namespace,
             name=deployment.lws,
             now=timezone.now(),
@@ -206,8 +205,6 @@ def verification_run(
 def checklists_refresh(*, api_factory: Callable[[], KubeApi] | None = None) -> int:
     """Find the LWS in each namespace, then verify each one now (on the worker). Returns
     how many were verified."""
-    from actions.k8s import kube_api
-
     api_factory = api_factory or kube_api
     done = 0
     for namespace in discovery.namespaces():

@@ -5,14 +5,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from django.utils.translation import gettext as _
 
 from postmortems.models import ItemCategory
-
-if TYPE_CHECKING:
-    from postmortems.reports.filters import ReportFilters
+from postmortems.reports.filters import ReportFilters
 
 # Also the CSV values (English); the page translates them (postmortem_text.age_bucket).
 AGE_BUCKETS = ("0-7 days", "8-30 days", "31-90 days", "over 90 days")

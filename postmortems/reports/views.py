@@ -11,7 +11,7 @@ from console.http import AuthedRequest
 from console.web import console_view
 from postmortems.models import ItemCategory
 from postmortems.permissions import VIEW_ITEMS
-from postmortems.reports import charts, exports, selectors
+from postmortems.reports import charts, csv_export, selectors
 from postmortems.reports.filters import ReportFilters
 
 
@@ -36,11 +36,12 @@ def reports(request: AuthedRequest):
 @require_GET
 @console_view(VIEW_ITEMS)
 def reports_csv(request: AuthedRequest, table: str):
-    if table not in exports.TABLES:
+    if table not in csv_export.TABLES:
         raise Http404(f"No report table {table!r}.")
     filters = ReportFilters.from_params(request.GET)
     response = StreamingHttpResponse(
-        exports.csv_lines(table, filters), content_type="text/csv; charset=utf-8"
+        csv_export.csv_lines(table, filters), content_type="text/csv; charset=utf-8"
     )
-    response["Content-Disposition"] = f'attachment; filename="{exports.filename(table, filters)}"'
+    name = csv_export.filename(table, filters)
+    response["Content-Disposition"] = f'attachment; filename="{name}"'
     return response

@@ -11,6 +11,7 @@ from postmortems.services.drafting import (
     postmortem_draft_build,
     postmortem_refresh,
 )
+from postmortems.services.inbox import notification_add, notification_read
 from postmortems.services.items import (
     action_item_accept_suggestion,
     action_item_create,
@@ -18,8 +19,7 @@ from postmortems.services.items import (
     action_item_save,
     action_item_set_status,
     action_item_update,
-    action_items_remind_overdue,
-    notification_read,
+    action_items_mark_reminded,
 )
 from postmortems.services.review import (
     postmortem_comment,
@@ -35,8 +35,9 @@ __all__ = [
     "action_item_save",
     "action_item_set_status",
     "action_item_update",
-    "action_items_remind_overdue",
+    "action_items_mark_reminded",
     "impact_data",
+    "notification_add",
     "notification_read",
     "postmortem_comment",
     "postmortem_draft",

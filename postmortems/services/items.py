@@ -1,17 +1,13 @@
 """Action items: create, accept a suggestion, edit, move through open -> in progress ->
-done / won't do (with a reason) as postmortems/transitions.py allows; overdue reminders
-as in-app notifications and, when POSTMORTEM_REMINDER_WEBHOOK_URL is set, one JSON post
-(Slack-compatible `text`)."""
+done / won't do (with a reason) as postmortems/transitions.py allows. Who hears of an
+overdue item, and how, is the notifications app's (notifications/services/overdue.py);
+it reads postmortems.selectors.action_items_overdue."""
 
 from __future__ import annotations
 
-import logging
 from datetime import date, timedelta
 from typing import Any
-from urllib.parse import urlsplit
 
-import requests
-from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
@@ -21,31 +17,26 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy, gettext_noop
 
 from console.errors import DomainError, NotAllowed, NotFound
-from console.outgoing import OutgoingRefused, user_request
 from console.permissions import require
 from incidents.models import Incident
 from incidents.selectors import incident_get
 from postmortems.models import (
     DUE_BY_PRIORITY,
-    OPEN_ITEM_STATUSES,
     ActionItem,
     ItemCategory,
     ItemStatus,
-    Notification,
     Postmortem,
     PostmortemEdit,
     PostmortemStatus,
     Priority,
 )
 from postmortems.permissions import ADMIN_EDIT, MANAGE
-from postmortems.services.revisions import content_changed, in_language_of
-from postmortems.services.timeline import item_event
+from postmortems.services.incident_timeline import item_event
+from postmortems.services.revisions import content_changed
 from postmortems.transitions import check_item
 
-log = logging.getLogger(__name__)
 EDITABLE = ("title", "description", "owner", "due_date", "priority", "category", "external_url")
 _DUE_DATE = gettext_noop("due_date: use YYYY-MM-DD.")
-_OVERDUE = gettext_noop("Overdue %(days)s d: %(title)s (incident #%(incident)s)")
 _PUBLISHED = gettext_noop("This postmortem is published; only an admin can add to it.")
 
 
@@ -279,63 +270,10 @@ def action_item_set_status(
     return item
 
 
-# --- reminders ---------------------------------------------------------------------------
-def action_items_remind_overdue(*, today: date | None = None) -> int:
-    """Beat, daily: one notification per overdue item and owner per day, and one webhook
-    post listing them. Returns how many notifications were new."""
-    today = today or timezone.localdate()
-    overdue = list(
-        ActionItem.objects.filter(status__in=OPEN_ITEM_STATUSES, due_date__lt=today)
-        .select_related("owner", "incident")
-        .order_by("due_date", "id")
-    )
-    new, lines = 0, []
-    for item in overdue:
-        days = (today - item.due_date).days
-        words = {"days": days, "title": item.title, "incident": item.incident_id}
-        # The webhook post is for a channel: English, as before.
-        text = _OVERDUE % words
-        lines.append(f"• {text} — owner {item.owner.username if item.owner else 'nobody'}")
-        recipients = [item.owner] if item.owner else []
-        recipients += [] if item.owner_id == item.created_by_id else [item.created_by]
-        for user in recipients:
-            _, created = Notification.objects.get_or_create(
-                user=user,
-                dedupe_key=f"overdue:{item.pk}:{today.isoformat()}",
-                defaults={
-                    "kind": "overdue",
-                    "message": in_language_of(user, _OVERDUE, words)[:500],
-                    "link": f"/postmortems/items/?item={item.pk}",
-                    "created_at": timezone.now(),
-                },
-            )
-            new += created
-    ActionItem.objects.filter(pk__in=[i.pk for i in overdue]).update(last_reminded_on=today)
-    url = settings.POSTMORTEM_REMINDER_WEBHOOK_URL
-    if url and lines and new:
-        _post_webhook(url, f"{len(lines)} overdue action item(s):\n" + "\n".join(lines[:50]))
-    return new
-
-
-def _post_webhook(url: str, text: str) -> None:
-    try:
-        # Guarded and bounded like a notification target's URL (console/outgoing).
-        user_request(
-            "POST",
-            url,
-            json={"text": text},
-            deadline=settings.POSTMORTEM_WEBHOOK_TIMEOUT_SECONDS,
-        )
-    except (requests.RequestException, OutgoingRefused) as exc:  # also in the console
-        # The host only: a Slack-style webhook URL's path is itself a credential.
-        log.warning("reminder webhook at %s failed: %s", urlsplit(url).hostname, exc)
-
-
-@transaction.atomic
-def notification_read(*, notification_id: int, actor: User) -> None:
-    Notification.objects.filter(pk=notification_id, user=actor, read_at__isnull=True).update(
-        read_at=timezone.now()
-    )
+def action_items_mark_reminded(*, item_ids: list[int], on: date) -> None:
+    """Record the day the overdue reminders last named these items (the notifications
+    app's overdue pipeline calls this once a run)."""
+    ActionItem.objects.filter(pk__in=item_ids).update(last_reminded_on=on)
 
 
 @transaction.atomic

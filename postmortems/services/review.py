@@ -28,8 +28,8 @@ from postmortems.services.documents import (
     _text,
 )
 from postmortems.services.drafting import postmortem_refresh
-from postmortems.services.revisions import notify
-from postmortems.services.timeline import postmortem_event
+from postmortems.services.inbox import notification_add
+from postmortems.services.incident_timeline import postmortem_event
 from postmortems.transitions import check_status
 
 
@@ -91,12 +91,12 @@ def postmortem_request_review(
                 "approved_revision": None,
             },
         )
-        notify(
-            user,
-            "review",
-            gettext_noop("Review requested: %(title)s"),
-            reverse("postmortems:detail", args=[pm.pk]),
-            f"review:{pm.pk}:{pm.revision}",
+        notification_add(
+            user=user,
+            kind="review",
+            message=gettext_noop("Review requested: %(title)s"),
+            link=reverse("postmortems:detail", args=[pm.pk]),
+            key=f"review:{pm.pk}:{pm.revision}",
             params={"title": pm.title},
         )
     _status_move(pm, S.IN_REVIEW, actor=actor)

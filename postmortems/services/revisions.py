@@ -4,7 +4,8 @@ approved revision is published.
 Every write that changes what would be published (the title, a text section, a timeline
 line reworded, left out or added, an action item attached, facts refreshed from the
 incident) calls `content_changed`: the revision goes up and the approvals given so far are
-withdrawn, with a line on the incident timeline and a notification to those reviewers.
+withdrawn, with a line on the incident timeline and a notification to those reviewers
+(services/inbox.py).
 
 Who may approve, and when it may be published, is read by selectors.py (the page shows
 the same answer the services enforce).
@@ -12,60 +13,20 @@ the same answer the services enforce).
 
 from __future__ import annotations
 
-from typing import Any
-
-from django.conf import settings
 from django.contrib.auth.models import User
 from django.urls import reverse
-from django.utils import timezone, translation
-from django.utils.translation import gettext, gettext_noop
+from django.utils import timezone
+from django.utils.translation import gettext_noop
 
-from console.preferences.services import preference_get
 from postmortems.models import (
-    Notification,
     Postmortem,
     PostmortemEdit,
     PostmortemStatus,
     Reviewer,
     ReviewerState,
 )
-from postmortems.services.timeline import postmortem_event
-
-
-def reader_language(user: User) -> str:
-    """The language `user` reads the console in: their saved choice, else the default (a
-    choice of "follow the browser" has no browser to follow here)."""
-    pref = preference_get(user=user)
-    return pref.language if pref is not None and pref.language else settings.LANGUAGE_CODE
-
-
-def in_language_of(user: User, message: str, params: dict[str, object] | None = None) -> str:
-    """`message` (a gettext_noop msgid) in the recipient's language: an in-app notice is
-    stored, so it is worded once, for the one person who reads it."""
-    with translation.override(reader_language(user)):
-        text = gettext(message)
-        return text % params if params else text
-
-
-def notify(
-    user: User,
-    kind: str,
-    message: str,
-    link: str,
-    key: str,
-    *,
-    params: dict[str, Any] | None = None,
-) -> None:
-    Notification.objects.get_or_create(
-        user=user,
-        dedupe_key=key,
-        defaults={
-            "kind": kind,
-            "message": in_language_of(user, message, params)[:500],
-            "link": link,
-            "created_at": timezone.now(),
-        },
-    )
+from postmortems.services.inbox import notification_add
+from postmortems.services.incident_timeline import postmortem_event
 
 
 def content_changed(pm: Postmortem, *, actor: User, what: str, refreshed: bool = False) -> None:
@@ -114,11 +75,11 @@ def content_changed(pm: Postmortem, *, actor: User, what: str, refreshed: bool =
     )
     link = reverse("postmortems:detail", args=[pm.pk])
     for reviewer in approvals:
-        notify(
-            reviewer.user,
-            "review",
-            gettext_noop("Changed after your approval, please review again: %(title)s"),
-            link,
-            f"reapprove:{pm.pk}:{pm.revision}",
+        notification_add(
+            user=reviewer.user,
+            kind="review",
+            message=gettext_noop("Changed after your approval, please review again: %(title)s"),
+            link=link,
+            key=f"reapprove:{pm.pk}:{pm.revision}",
             params={"title": pm.title},
         )

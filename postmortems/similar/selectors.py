@@ -26,6 +26,8 @@ from incidents.models import Alert, Incident
 from postmortems.models import OPEN_ITEM_STATUSES, ActionItem, Postmortem
 from runbooks.triage import incident_runbook
 
+# A query of (incident id, reason) rows, over incidents or over alerts.
+Arm = QuerySet[Any, tuple[int, str]]
 LIMIT = 10  # similar incidents shown
 MAX_LWS = 3  # LWS and nodes of this incident looked for (its most recent alerts first)
 MAX_NODES = 3
@@ -90,10 +92,10 @@ def _arms(
     lws: tuple[tuple[str, str], ...],
     nodes: tuple[str, ...],
     limit: int,
-) -> list[QuerySet]:
+) -> list[Arm]:
     """Per match, a query of (incident id, reason) for at most `limit` earlier incidents,
     newest first."""
-    arms: list[QuerySet] = []
+    arms: list[Arm] = []
     if runbook:
         # The (runbook, -id) index (incidents) answers it in id order.
         reason = Value(f"same runbook {runbook}")
@@ -113,12 +115,12 @@ def _arms(
     return arms
 
 
-def _newest(alerts: QuerySet[Alert], reason: str, limit: int) -> QuerySet:
+def _newest(alerts: QuerySet[Alert], reason: str, limit: int) -> Arm:
     ids = alerts.order_by("-incident_id").values_list("incident_id", Value(reason))
     return ids.distinct()[:limit]
 
 
-def _candidates(arms: list[QuerySet]) -> dict[int, list[str]]:
+def _candidates(arms: list[Arm]) -> dict[int, list[str]]:
     """Every arm in one statement: UNION ALL of the arms, each as a subquery (SQLite takes
     a member's ORDER BY and LIMIT only there)."""
     if not arms:

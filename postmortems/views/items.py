@@ -22,7 +22,6 @@ from postmortems.models import (
     ActionItem,
     ItemCategory,
     ItemStatus,
-    Notification,
     Postmortem,
     Priority,
 )
@@ -163,8 +162,8 @@ def item_list(request: AuthedRequest):
 @console_view()
 def notification_list(request: AuthedRequest):
     unread = list(selectors.notifications_unread(user=request.user))
-    read = Notification.objects.filter(user=request.user, read_at__isnull=False)
-    context = {"unread": unread, "read": list(read.order_by("-read_at", "-id")[:READ_SHOWN])}
+    read = selectors.notifications_read(user=request.user, limit=READ_SHOWN)
+    context = {"unread": unread, "read": read}
     return render(request, "postmortems/notifications.html", context)
 
 

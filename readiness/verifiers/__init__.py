@@ -1,6 +1,6 @@
 """One function per verifiable item. Each takes what was read (an LWS, a ConfigMap's data,
 a Prometheus answer) and returns a Finding: the state, one line of summary and the
-evidence a person can check. They do no I/O, so `readiness.verify` decides what is read
+evidence a person can check. They do no I/O, so `sources.py` decides what is read
 once and what is unknown when a source cannot be reached."""
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ import pytest
 from kombu.exceptions import OperationalError
 
 from incidents.models import Incident
-from notifications import services, tasks
+from notifications import tasks
 from notifications.models import Delivery, DeliveryStatus
 from tests.payloads import alert, notification
 from tests.unit.notifications.conftest import send
@@ -73,7 +73,7 @@ def test_a_broken_notifications_app_does_not_fail_ingest(
     def broken(**kwargs):
         raise RuntimeError("bug in notifications")
 
-    monkeypatch.setattr(services, "deliveries_record", broken)
+    monkeypatch.setattr("notifications.services.deliveries.deliveries_record", broken)
     with django_capture_on_commit_callbacks(execute=True):
         assert post_webhook(notification([alert()])).status_code == 200
     assert Incident.objects.count() == 1

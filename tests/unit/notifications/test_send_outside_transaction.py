@@ -180,7 +180,7 @@ def test_a_send_that_died_mid_call_is_picked_up_again(settings, monkeypatch):
     def die(*args, **kwargs):
         raise Killed
 
-    monkeypatch.setattr(services.transports, "deliver", die)
+    monkeypatch.setattr("notifications.transports.deliver", die)
     with pytest.raises(Killed):
         services.delivery_send(delivery_id=delivery.pk, last_try=False)
     delivery.refresh_from_db()

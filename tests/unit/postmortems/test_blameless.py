@@ -2,8 +2,13 @@ import pkgutil
 
 import pytest
 
-from postmortems import blameless_lang
-from postmortems.blameless import LANGUAGES, Finding, blameless_check, blameless_check_fields
+from postmortems.blameless import (
+    LANGUAGES,
+    Finding,
+    blameless_check,
+    blameless_check_fields,
+    languages,
+)
 
 PEOPLE = ["alice", "Bob", "carol", "dave", "@erin", "Frank Long", "gus.ops"]
 
@@ -144,7 +149,7 @@ def test_each_rule_has_its_own_suggestion_phrased_around_the_system():
         suggestion="Describe the condition that let the mistake through: which check, "
         "guardrail or review was missing?",
     )
-    rules = blameless_lang.load("en").rules
+    rules = languages.load("en").rules
     assert len({r.suggestion for r in rules}) == len(rules)
 
 
@@ -173,10 +178,10 @@ def test_unknown_language_is_an_error_that_names_the_supported_ones():
 
 
 def test_every_language_module_is_registered_and_has_the_same_shape():
-    modules = {m.name for m in pkgutil.iter_modules(blameless_lang.__path__)}
+    modules = {m.name for m in pkgutil.iter_modules(languages.__path__)}
     assert modules == set(LANGUAGES)
     for code in LANGUAGES:
-        language = blameless_lang.load(code)
+        language = languages.load(code)
         assert language.code == code
         assert language.rules
         assert language.failure_verbs

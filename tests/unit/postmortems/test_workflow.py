@@ -1,11 +1,8 @@
 """Review workflow and editing rules: draft -> in review -> published, who may do what,
-stale edits refused, the edit history; action items, suggestions accepted once, overdue
-reminders (in-app and the outgoing webhook, a real HTTP server)."""
+stale edits refused, the edit history; action items, suggestions accepted once. Overdue
+reminders are the notifications app's (tests/unit/notifications/test_overdue.py)."""
 
-import json
-import threading
-from datetime import date, timedelta
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from datetime import timedelta
 
 import pytest
 from django.core.exceptions import PermissionDenied
@@ -152,46 +149,3 @@ def test_suggestions_become_items_once_with_default_due_dates(pm, people):
         services.action_item_update(
             item_id=first.pk, actor=people["rita"], values={"owner": "nobody"}
         )
-
-
-class Hook(BaseHTTPRequestHandler):
-    received: list = []
-
-    def do_POST(self):
-        body = self.rfile.read(int(self.headers["Content-Length"]))
-        Hook.received.append(json.loads(body))
-        self.send_response(200)
-        self.send_header("Content-Length", "0")
-        self.end_headers()
-
-    def log_message(self, *args):
-        pass
-
-
-def test_overdue_reminders_notify_once_a_day_and_post_to_the_webhook(pm, people, settings):
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Hook)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    Hook.received = []
-    settings.POSTMORTEM_REMINDER_WEBHOOK_URL = f"http://127.0.0.1:{server.server_address[1]}/hook"
-    settings.OUTGOING_URL_ALLOWLIST = "127.0.0.1/32"  # the guard refuses loopback otherwise
-    try:
-        late = services.action_item_create(
-            incident_id=pm.incident_id, actor=people["rita"],
-            values={"title": "Add NVLink alerts", "owner": "cara", "due_date": "2026-01-05"},
-        )  # fmt: skip
-        services.action_item_create(
-            incident_id=pm.incident_id, actor=people["rita"],
-            values={"title": "Not due yet", "due_date": "2099-01-01"},
-        )  # fmt: skip
-        today = date(2026, 1, 10)
-        assert services.action_items_remind_overdue(today=today) == 2  # owner + creator
-        assert services.action_items_remind_overdue(today=today) == 0  # same day: once
-        note = Notification.objects.get(user=people["cara"])
-        assert "Overdue 5 d: Add NVLink alerts" in note.message
-        assert len(Hook.received) == 1
-        assert "Add NVLink alerts" in Hook.received[0]["text"]
-        late.refresh_from_db()
-        assert late.last_reminded_on == today
-    finally:
-        server.shutdown()
-        server.server_close()

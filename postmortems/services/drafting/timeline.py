@@ -1,6 +1,6 @@
 """The draft's timeline: the incident's own events, its alerts grouped by name and minute
 (a storm of 500 pods is one line), and one line per action run, in the draft's language
-(the caller activates it). postmortems/services/drafting.py stores them."""
+(the caller activates it). The drafting package (__init__.py) stores them."""
 
 from __future__ import annotations
 
@@ -11,10 +11,10 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
 from actions.models import ActionRun
+from actions.timeline_kinds import ACTION
 from incidents.models import Alert, Incident, TimelineEvent, TimelineEventType
 from postmortems.models import Postmortem, PostmortemTimelineEntry, TimelineSource
 from postmortems.timeline_kinds import ACTION_ITEM, POSTMORTEM
-from runbooks.timeline_kinds import ACTION
 
 BATCH = 2000
 # Event kinds the draft takes from elsewhere: alerts from the alert rows (their real

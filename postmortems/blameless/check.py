@@ -1,8 +1,8 @@
-"""Blameless-language check for postmortem text.
+"""The blameless-language check's engine.
 
 It only warns: the postmortem form shows the findings next to the text, and nothing here
-can stop a save or a publish. Word lists live in `postmortems.blameless_lang`, one module
-per language; this module only turns them into regular expressions and findings.
+can stop a save or a publish. Word lists live in `postmortems.blameless.languages`, one
+module per language; this module only turns them into regular expressions and findings.
 
 Pure functions, no database: callers pass the names to look for (`people`), typically every
 user's username and full name plus anyone named in the incident.
@@ -19,7 +19,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import cache, lru_cache
 
-from postmortems.blameless_lang import LANGUAGES, Language, Rule, load
+from postmortems.blameless.languages import LANGUAGES, Language, Rule, load
 
 __all__ = ["LANGUAGES", "Finding", "blameless_check", "blameless_check_fields"]
 

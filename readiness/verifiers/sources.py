@@ -2,7 +2,8 @@
 ask Prometheus, the catalogue and the drill history, and turn each into a Finding per
 verifiable item. A source that cannot be reached makes its items `unknown`, naming the
 source and the reason; it never fails the other items. Runs on the worker (I/O only,
-no database writes: `services.verification_run` stores the result)."""
+no database writes: `readiness.services.verification_run` stores the result). The
+checks themselves are the pure functions beside it (lws.py, config.py, signals.py)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from datetime import datetime
 from django.conf import settings
 
 from actions.kinds.base import ActionError, TargetNotFound
+from drills.selectors import drill_last_passed
 from readiness.items import BY_KEY, VERIFIED_KEYS
 from readiness.verifiers import Finding, config, failed, lws, signals, unknown
 from runbooks import prometheus
@@ -95,10 +97,6 @@ def _runbooks_finding() -> Finding:
 
 
 def _drill_finding(namespace: str, name: str, now: datetime) -> Finding:
-    try:
-        from drills.selectors import drill_last_passed
-    except ImportError as exc:
-        return unknown(f"The drill history is not available in this console: {exc}")
     return signals.chaos_drill(drill_last_passed(namespace=namespace, lws=name, runbook=None), now)
 
 

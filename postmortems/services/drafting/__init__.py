@@ -4,7 +4,8 @@ runbook's root-cause notes and category, suggested action items from its long-te
 improvements, and the golden signals over the incident window, stored.
 
 Small incidents are drafted in the request; big ones (POSTMORTEM_ASYNC_THRESHOLD rows)
-in a Celery task, with the postmortem showing "being drafted" until then.
+in a Celery task, with the postmortem showing "being drafted" until then. The draft's
+timeline is built by timeline.py.
 """
 
 from __future__ import annotations
@@ -35,10 +36,11 @@ from postmortems.models import (
     PostmortemTimelineEntry,
 )
 from postmortems.permissions import DRAFT, ready_to_draft
-from postmortems.services.draft_timeline import BATCH, timeline_entries
+from postmortems.services.drafting.timeline import BATCH, timeline_entries
+from postmortems.services.incident_timeline import postmortem_event
 from postmortems.services.revisions import content_changed
-from postmortems.services.timeline import postmortem_event
 from postmortems.transitions import check_drafting
+from runbooks.charts import incident_charts
 from runbooks.triage import incident_runbook
 
 log = logging.getLogger(__name__)
@@ -89,6 +91,7 @@ def postmortem_draft(*, incident_id: int, actor: User) -> Postmortem:
             return Postmortem.objects.get(incident=incident)
         postmortem_event(pm, actor, "drafted")
     if size >= _threshold():
+        # cycle: postmortems/tasks.py imports these services (its task calls them).
         from postmortems.tasks import postmortem_draft_task
 
         transaction.on_commit(lambda: postmortem_draft_task.delay(pm.pk))
@@ -262,8 +265,6 @@ def _timeline(pm: Postmortem, incident: Incident) -> None:
 def _snapshots(incident: Incident) -> list[MetricSnapshot]:
     """The runbook's golden signals over the incident window plus TAIL, as they are now in
     Prometheus (the queries have timeouts; a down Prometheus is recorded per chart)."""
-    from runbooks.charts import incident_charts
-
     charts = incident_charts(incident=incident, tail=TAIL)
     now = timezone.now()
     return [

@@ -12,8 +12,8 @@ a viewer sees the same advice for "human error" and 人为失误, in their own l
 
 from django.utils.translation import gettext_lazy
 
-from postmortems.blameless_lang import Language, Rule
-from postmortems.blameless_lang.en import LANGUAGE as ENGLISH
+from postmortems.blameless.languages import Language, Rule
+from postmortems.blameless.languages.en import LANGUAGE as ENGLISH
 
 _EN = {rule.id: rule for rule in ENGLISH.rules}
 # A run of text inside one clause: no spaces and no punctuation.

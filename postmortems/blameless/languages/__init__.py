@@ -6,9 +6,9 @@ nothing else the engine needs: its code is added to `LANGUAGES` below, and
 so a new file cannot silently go unused.
 
 Every pattern is a regular-expression fragment matched case-insensitively. For a spaced
-language the engine (`postmortems.blameless`) wraps each one in word boundaries that also
-treat a hyphen as part of the word, so authors write `blame`, not `\\bblame\\b`, and
-"blame-free" stays unflagged.
+language the engine (`postmortems.blameless.check`) wraps each one in word boundaries
+that also treat a hyphen as part of the word, so authors write `blame`, not
+`\\bblame\\b`, and "blame-free" stays unflagged.
 
 `message` and `suggestion` are English msgids (gettext_lazy): the engine turns them into text
 in the viewer's language, whatever the language of the list that matched.
@@ -56,7 +56,7 @@ class Language:
     # may touch the verb ("张三忘了").
     spaced: bool = True
     # A character class for the script this list is written in: a text is checked against
-    # the lists whose script it contains (see postmortems.blameless).
+    # the lists whose script it contains (see postmortems.blameless.check).
     script: str = "[A-Za-z]"
 
 

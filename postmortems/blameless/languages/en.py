@@ -8,7 +8,7 @@ the warnings; the possessive shape still catches "because of dave's mistake".
 
 from django.utils.translation import gettext_lazy
 
-from postmortems.blameless_lang import Language, Rule
+from postmortems.blameless.languages import Language, Rule
 
 # Straight and typographic apostrophes: text pasted from chat or documents uses both.
 A = "['\u2019]"

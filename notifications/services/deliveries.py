@@ -1,5 +1,5 @@
-"""Every write of the notifications app: deliveries recorded from timeline events and
-overdue action items, handed to the worker, sent, retried and given up.
+"""Deliveries: recorded from timeline events (and from overdue action items, by
+overdue.py), handed to the worker, sent, retried and given up.
 
 Recording happens after the writer's transaction has committed (incidents sends
 `timeline_appended` then), so nothing here can fail or slow down the write that caused
@@ -12,7 +12,7 @@ import logging
 import uuid
 from collections.abc import Iterable
 from dataclasses import replace
-from datetime import date, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
@@ -30,7 +30,7 @@ from notifications.events import Notice, notice_for
 from notifications.messages import message_build
 from notifications.models import Delivery, DeliveryStatus, Event, Rule, Target
 from notifications.permissions import RETRY
-from postmortems.models import OPEN_ITEM_STATUSES, ActionItem, Postmortem
+from postmortems.models import Postmortem
 
 log = logging.getLogger(__name__)
 S = DeliveryStatus
@@ -144,35 +144,6 @@ def deliveries_record(*, notices: list[Notice]) -> list[int]:
     )
 
 
-def action_items_overdue_notify(*, today: date | None = None) -> int:
-    """Beat: tell the rules' targets about each open action item past its due date, once
-    per item and due date (moving the due date starts a new overdue period). Returns how
-    many deliveries were queued."""
-    today = today or timezone.localdate()
-    now = timezone.now()
-    items = ActionItem.objects.filter(
-        status__in=OPEN_ITEM_STATUSES, due_date__lt=today
-    ).select_related("owner")
-    notices = [
-        Notice(
-            event=Event.ACTION_ITEM_OVERDUE,
-            key=f"overdue:{item.pk}:{item.due_date.isoformat()}",
-            incident_id=item.incident_id,
-            occurred_at=now,
-            details={
-                "action_item": item.pk,
-                "title": item.title,
-                "due_date": item.due_date.isoformat(),
-                "days_overdue": (today - item.due_date).days,
-                "owner": item.owner.get_username() if item.owner else None,
-                "priority": item.priority,
-            },
-        )
-        for item in items.iterator(chunk_size=500)
-    ]
-    return deliveries_enqueue(delivery_ids=deliveries_record(notices=notices))
-
-
 def delivery_test(*, target_id: int, actor: User) -> Delivery:
     """A test message to one target (the admin's "Send a test notification")."""
     target = Target.objects.filter(pk=target_id).first()
@@ -198,6 +169,8 @@ def deliveries_enqueue(*, delivery_ids: list[int]) -> int:
     """Hand deliveries to the worker. A broker that does not answer is recorded on the
     deliveries, which stay "not queued yet" until deliveries_requeue (beat) succeeds;
     it never fails the caller (often the webhook that has just opened an incident)."""
+    # cycle: notifications/tasks.py imports these services (its tasks call them, and the
+    # send task's time limits are read from here).
     from notifications.tasks import delivery_send_task
 
     queued: list[int] = []
