@@ -1,35 +1,41 @@
-"""Action runs, their events, ConfigMap revisions and guard watches moved here from the
-runbooks app (issue 24); their tables keep their names."""
+"""Action runs, their events, ConfigMap revisions and guard watches, moved here from the
+runbooks app (issue 24); their tables keep the runbooks_* names (db_table).
+
+On a new database this migration makes them. On a database at the previous release
+runbooks 0001-0008 made them: every migration in `replaces` is applied there, so Django
+counts this one as applied and leaves the tables as they are, and runbooks
+0002_actions_and_drills_moved_out moves their content types (with every permission
+granted on them). An older database must first be upgraded to that release.
+
+The run events and the kept revisions are append-only (console/append_only.py)."""
 
 import django.db.models.deletion
 from django.conf import settings
 from django.db import migrations, models
 
-MOVED = ["actionrun", "actionrunevent", "configrevision", "guardwatch"]
-
-
-def _content_types_follow(apps, schema_editor):
-    # Permissions hang on content types: moving the type keeps every group's grants.
-    content_type = apps.get_model("contenttypes", "ContentType")
-    content_type.objects.filter(app_label="runbooks", model__in=MOVED).update(app_label="actions")
-
-
-def _content_types_return(apps, schema_editor):
-    content_type = apps.get_model("contenttypes", "ContentType")
-    content_type.objects.filter(app_label="actions", model__in=MOVED).update(app_label="runbooks")
+from console.append_only import AppendOnlyTriggers
 
 
 class Migration(migrations.Migration):
     initial = True
 
-    dependencies = [
+    replaces = [
+        ("runbooks", "0001_action_runs"),
+        ("runbooks", "0002_drills"),
+        ("runbooks", "0003_guard_watches"),
+        ("runbooks", "0004_append_only_triggers"),
+        ("runbooks", "0005_verbose_names"),
+        ("runbooks", "0006_field_verbose_names"),
+        ("runbooks", "0007_auto_triage_due"),
         ("runbooks", "0008_append_only_truncate"),
-        ("contenttypes", "0002_remove_content_type_name"),
-        ("incidents", "0015_append_only_truncate"),
+    ]
+
+    dependencies = [
+        ("incidents", "0001_squashed_0015_append_only_truncate"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
-    state_operations = [
+    operations = [
         migrations.CreateModel(
             name="ActionRun",
             fields=[
@@ -167,6 +173,27 @@ class Migration(migrations.Migration):
                     ("request_actionrun", "Can request a remediation action"),
                     ("approve_actionrun", "Can approve or reject another person's action"),
                 ],
+                "indexes": [
+                    models.Index(
+                        fields=["incident", "requested_at"], name="runbooks_ac_inciden_959414_idx"
+                    ),
+                    models.Index(
+                        fields=["status", "requested_at"], name="runbooks_ac_status_993a5b_idx"
+                    ),
+                ],
+                "constraints": [
+                    models.UniqueConstraint(
+                        condition=models.Q(
+                            ("status__in", ["awaiting_approval", "queued", "running"])
+                        ),
+                        fields=("target",),
+                        name="action_run_one_active_per_target",
+                    ),
+                    models.UniqueConstraint(
+                        fields=("requested_by", "idempotency_key"),
+                        name="action_run_idempotency_key_per_user",
+                    ),
+                ],
             },
         ),
         migrations.CreateModel(
@@ -215,6 +242,11 @@ class Migration(migrations.Migration):
                 "verbose_name_plural": "action run events",
                 "db_table": "runbooks_actionrunevent",
                 "ordering": ["occurred_at", "id"],
+                "indexes": [
+                    models.Index(
+                        fields=["run", "occurred_at", "id"], name="runbooks_ac_run_id_70d359_idx"
+                    )
+                ],
             },
         ),
         migrations.CreateModel(
@@ -252,6 +284,12 @@ class Migration(migrations.Migration):
                 "verbose_name_plural": "ConfigMap revisions",
                 "db_table": "runbooks_configrevision",
                 "ordering": ["-captured_at", "-id"],
+                "indexes": [
+                    models.Index(
+                        fields=["namespace", "name", "captured_at"],
+                        name="runbooks_co_namespa_74b225_idx",
+                    )
+                ],
             },
         ),
         migrations.CreateModel(
@@ -347,58 +385,13 @@ class Migration(migrations.Migration):
                 "verbose_name_plural": "guard watches",
                 "db_table": "runbooks_guardwatch",
                 "ordering": ["-changed_at", "-id"],
+                "indexes": [
+                    models.Index(
+                        fields=["verdict", "ends_at"], name="runbooks_gu_verdict_3b73ea_idx"
+                    )
+                ],
             },
         ),
-        migrations.AddIndex(
-            model_name="actionrun",
-            index=models.Index(
-                fields=["incident", "requested_at"], name="runbooks_ac_inciden_959414_idx"
-            ),
-        ),
-        migrations.AddIndex(
-            model_name="actionrun",
-            index=models.Index(
-                fields=["status", "requested_at"], name="runbooks_ac_status_993a5b_idx"
-            ),
-        ),
-        migrations.AddConstraint(
-            model_name="actionrun",
-            constraint=models.UniqueConstraint(
-                condition=models.Q(("status__in", ["awaiting_approval", "queued", "running"])),
-                fields=("target",),
-                name="action_run_one_active_per_target",
-            ),
-        ),
-        migrations.AddConstraint(
-            model_name="actionrun",
-            constraint=models.UniqueConstraint(
-                fields=("requested_by", "idempotency_key"),
-                name="action_run_idempotency_key_per_user",
-            ),
-        ),
-        migrations.AddIndex(
-            model_name="actionrunevent",
-            index=models.Index(
-                fields=["run", "occurred_at", "id"], name="runbooks_ac_run_id_70d359_idx"
-            ),
-        ),
-        migrations.AddIndex(
-            model_name="configrevision",
-            index=models.Index(
-                fields=["namespace", "name", "captured_at"], name="runbooks_co_namespa_74b225_idx"
-            ),
-        ),
-        migrations.AddIndex(
-            model_name="guardwatch",
-            index=models.Index(
-                fields=["verdict", "ends_at"], name="runbooks_gu_verdict_3b73ea_idx"
-            ),
-        ),
-    ]
-
-    operations = [
-        # The tables stay where they are (db_table): only Django's idea of which app owns
-        # the models changes.
-        migrations.SeparateDatabaseAndState(state_operations=state_operations),
-        migrations.RunPython(_content_types_follow, _content_types_return),
+        AppendOnlyTriggers("runbooks_actionrunevent"),
+        AppendOnlyTriggers("runbooks_configrevision"),
     ]

@@ -1,35 +1,41 @@
-"""Drill plans, runs and their events moved here from the runbooks app (issue 24); their
-tables keep their names."""
+"""Drill plans, runs and run events, moved here from the runbooks app (issue 24); their
+tables keep the runbooks_* names (db_table).
+
+On a new database this migration makes them. On a database at the previous release
+runbooks 0001-0008 made them: every migration in `replaces` is applied there, so Django
+counts this one as applied and leaves the tables as they are, and runbooks
+0002_actions_and_drills_moved_out moves their content types (with every permission
+granted on them). An older database must first be upgraded to that release.
+
+The run events are append-only (console/append_only.py)."""
 
 import django.db.models.deletion
 from django.conf import settings
 from django.db import migrations, models
 
-MOVED = ["drillplan", "drillrun", "drillrunevent"]
-
-
-def _content_types_follow(apps, schema_editor):
-    # Permissions hang on content types: moving the type keeps every group's grants.
-    content_type = apps.get_model("contenttypes", "ContentType")
-    content_type.objects.filter(app_label="runbooks", model__in=MOVED).update(app_label="drills")
-
-
-def _content_types_return(apps, schema_editor):
-    content_type = apps.get_model("contenttypes", "ContentType")
-    content_type.objects.filter(app_label="drills", model__in=MOVED).update(app_label="runbooks")
+from console.append_only import AppendOnlyTriggers
 
 
 class Migration(migrations.Migration):
     initial = True
 
-    dependencies = [
+    replaces = [
+        ("runbooks", "0001_action_runs"),
+        ("runbooks", "0002_drills"),
+        ("runbooks", "0003_guard_watches"),
+        ("runbooks", "0004_append_only_triggers"),
+        ("runbooks", "0005_verbose_names"),
+        ("runbooks", "0006_field_verbose_names"),
+        ("runbooks", "0007_auto_triage_due"),
         ("runbooks", "0008_append_only_truncate"),
-        ("contenttypes", "0002_remove_content_type_name"),
-        ("incidents", "0015_append_only_truncate"),
+    ]
+
+    dependencies = [
+        ("incidents", "0001_squashed_0015_append_only_truncate"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
-    state_operations = [
+    operations = [
         migrations.CreateModel(
             name="DrillPlan",
             fields=[
@@ -146,6 +152,24 @@ class Migration(migrations.Migration):
                 "verbose_name_plural": "drill runs",
                 "db_table": "runbooks_drillrun",
                 "ordering": ["-started_at", "-id"],
+                "indexes": [
+                    models.Index(
+                        fields=["namespace", "lws", "passed", "ended_at"],
+                        name="runbooks_dr_namespa_d8edbd_idx",
+                    ),
+                    models.Index(
+                        fields=["runbook", "passed", "ended_at"],
+                        name="runbooks_dr_runbook_4e3cb5_idx",
+                    ),
+                    models.Index(fields=["status"], name="runbooks_dr_status_6b843a_idx"),
+                ],
+                "constraints": [
+                    models.UniqueConstraint(
+                        condition=models.Q(("status__in", ["starting", "running", "stopping"])),
+                        fields=("namespace", "lws"),
+                        name="drill_run_one_active_per_target",
+                    )
+                ],
             },
         ),
         migrations.CreateModel(
@@ -185,44 +209,12 @@ class Migration(migrations.Migration):
                 "verbose_name_plural": "drill run events",
                 "db_table": "runbooks_drillrunevent",
                 "ordering": ["occurred_at", "id"],
+                "indexes": [
+                    models.Index(
+                        fields=["run", "occurred_at", "id"], name="runbooks_dr_run_id_94123a_idx"
+                    )
+                ],
             },
         ),
-        migrations.AddIndex(
-            model_name="drillrun",
-            index=models.Index(
-                fields=["namespace", "lws", "passed", "ended_at"],
-                name="runbooks_dr_namespa_d8edbd_idx",
-            ),
-        ),
-        migrations.AddIndex(
-            model_name="drillrun",
-            index=models.Index(
-                fields=["runbook", "passed", "ended_at"], name="runbooks_dr_runbook_4e3cb5_idx"
-            ),
-        ),
-        migrations.AddIndex(
-            model_name="drillrun",
-            index=models.Index(fields=["status"], name="runbooks_dr_status_6b843a_idx"),
-        ),
-        migrations.AddConstraint(
-            model_name="drillrun",
-            constraint=models.UniqueConstraint(
-                condition=models.Q(("status__in", ["starting", "running", "stopping"])),
-                fields=("namespace", "lws"),
-                name="drill_run_one_active_per_target",
-            ),
-        ),
-        migrations.AddIndex(
-            model_name="drillrunevent",
-            index=models.Index(
-                fields=["run", "occurred_at", "id"], name="runbooks_dr_run_id_94123a_idx"
-            ),
-        ),
-    ]
-
-    operations = [
-        # The tables stay where they are (db_table): only Django's idea of which app owns
-        # the models changes.
-        migrations.SeparateDatabaseAndState(state_operations=state_operations),
-        migrations.RunPython(_content_types_follow, _content_types_return),
+        AppendOnlyTriggers("runbooks_drillrunevent"),
     ]

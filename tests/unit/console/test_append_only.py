@@ -270,7 +270,7 @@ def test_migrating_back_drops_the_triggers(tmp_path, django_db_blocker):
     path = tmp_path / "console.sqlite3"
     with django_db_blocker.unblock():
         _sqlite_migrate(path)
-        _sqlite_migrate(path, ("readiness", "0001_checklist"))
+        _sqlite_migrate(path, ("readiness", None))
     names = _sqlite_triggers(path)
     assert not {n for n in names if n.startswith("readiness_")}
     assert "incidents_timelineevent_append_only_update" in names
