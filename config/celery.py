@@ -4,23 +4,23 @@ import os
 
 from celery import Celery, signals
 
-from console.heartbeat import WorkerHeartbeatStep
-from console.metrics.worker import MetricsServerStep
+from config.celery_routes import BEAT_SCHEDULE, QUEUES, TASK_ROUTES
+from console.localstack.processes import die_with_parent
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
 app = Celery("console")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
-app.steps["consumer"].add(WorkerHeartbeatStep)
-app.steps["worker"].add(MetricsServerStep)
+# By dotted path: the worker imports them once Django is set up (the heartbeat writes
+# rows). This module is imported with the settings, before any model can load.
+app.steps["consumer"].add("console.liveness.heartbeat:WorkerHeartbeatStep")
+app.steps["worker"].add("console.metrics.worker:MetricsServerStep")
 _worker_pid: int | None = None
 
 
 @app.on_after_configure.connect
 def _apply_routes(sender: Celery, **_kwargs) -> None:
-    from config.celery_routes import BEAT_SCHEDULE, QUEUES, TASK_ROUTES
-
     sender.conf.task_queues = QUEUES
     sender.conf.task_routes = TASK_ROUTES
     sender.conf.beat_schedule = BEAT_SCHEDULE
@@ -37,6 +37,4 @@ def _beat_dies_with_its_worker(**_kwargs) -> None:
     """Embedded beat (`worker -B`) is a child process the pool's death signal does not
     cover: if the worker is SIGKILLed or OOM-killed, beat would live on and keep sending
     due tasks that no worker of this stack consumes. Have the kernel stop it instead."""
-    from console.processes import die_with_parent
-
     die_with_parent(_worker_pid or os.getppid())

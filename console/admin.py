@@ -1,11 +1,14 @@
-"""Worker heartbeats, read-only: the workers write them (console.heartbeat)."""
+"""Worker heartbeats, read-only: the workers write them (console/liveness/heartbeat.py).
+Django autodiscovers this module only, so it also loads the sub-packages' admins."""
 
 from django.contrib import admin
 from django.http import HttpRequest
 from django.utils.translation import gettext_lazy as _
 
-from console import user_admin  # noqa: F401  (their admins)
+from console.api_tokens import admin as api_tokens_admin  # noqa: F401  (their admins)
+from console.audit import admin as audit_admin  # noqa: F401
 from console.models import WorkerHeartbeat
+from console.usernames import admin as usernames_admin  # noqa: F401  (users' pages)
 
 # The admin's own titles, in the viewer's language like the rest of the console.
 admin.site.site_header = _("vLLM Incident Console administration")

@@ -11,8 +11,7 @@ Two guards, so that neither the ORM nor a hand-typed SQL statement can rewrite h
   (the deletion collector bypasses `QuerySet.delete`).
 
 TRUNCATE fires no row trigger: on PostgreSQL `AppendOnlyTriggers` also installs a
-statement-level BEFORE TRUNCATE trigger that refuses it (`AppendOnlyTruncateGuard` adds
-it alone to the tables guarded before it existed). Its one way through is the
+statement-level BEFORE TRUNCATE trigger that refuses it. Its one way through is the
 transaction-local setting `console.allow_truncate = 'on'`, which only the test suite's
 flush between transactional tests sets (tests/flush_truncate.py); production code never
 does, so `manage.py flush` is refused too. It is a guard against mistakes, not against
@@ -230,31 +229,3 @@ class AppendOnlyTriggers(_TriggerOperation):
     @property
     def migration_name_fragment(self) -> str:
         return f"{self.table}_append_only"
-
-
-class AppendOnlyTruncateGuard(_TriggerOperation):
-    """Migration operation: install (reverse: drop) only the BEFORE TRUNCATE trigger of a
-    table whose `AppendOnlyTriggers` ran before that operation installed one. On a table
-    that has it already (a database migrated from scratch) it is re-created, unchanged.
-    PostgreSQL only: the other vendors have no TRUNCATE trigger to install."""
-
-    def __init__(self, table: str):
-        self.table = table
-
-    def deconstruct(self):
-        return self.__class__.__qualname__, [self.table], {}
-
-    def database_forwards(self, app_label, schema_editor, from_state, to_state) -> None:
-        sql = truncate_trigger_sql(schema_editor.connection.vendor, self.table)
-        self._run(app_label, schema_editor, sql)
-
-    def database_backwards(self, app_label, schema_editor, from_state, to_state) -> None:
-        sql = truncate_trigger_drop_sql(schema_editor.connection.vendor, self.table)
-        self._run(app_label, schema_editor, sql)
-
-    def describe(self) -> str:
-        return f"Refuse TRUNCATE on {self.table}"
-
-    @property
-    def migration_name_fragment(self) -> str:
-        return f"{self.table}_append_only_truncate"

@@ -3,20 +3,25 @@ from django.apps import apps as global_apps
 from django.db.models.signals import post_migrate
 from django.utils.translation import gettext_lazy as _
 
+from console import encryption  # noqa: F401  (registers the deploy check on its keys)
+from console import migration_history  # noqa: F401  (refuses a database too old to upgrade)
+
 
 def _sync_roles(sender, **kwargs) -> None:
+    # registry: models load after apps are ready
     from console.roles import roles_sync
 
     roles_sync()
 
 
 def _sync_service_accounts(sender, apps=None, **kwargs) -> None:
+    # registry: models load after apps are ready
     from console.service_accounts import service_accounts_ensure
 
     try:
         (apps or global_apps).get_model("console", "UsernameKey")
     except LookupError:
-        return  # migrated to before console 0007: the next full migrate makes them
+        return  # console not migrated yet: the next full migrate makes them
     service_accounts_ensure()
 
 
@@ -25,6 +30,12 @@ class ConsoleConfig(AppConfig):
     verbose_name = _("Console")
 
     def ready(self) -> None:
+        # registry: models load after apps are ready
+        from console.api_tokens import revocation as api_token_revocation
+        from console.audit import services as audit
+        from console.preferences import services as preferences
+        from console.usernames import keys as usernames
+
         # Groups follow the code after every migrate (and after test-database flushes).
         # Run for every app's signal: it is idempotent and the app order must not matter.
         post_migrate.connect(_sync_roles, dispatch_uid="console.sync_roles")
@@ -32,18 +43,10 @@ class ConsoleConfig(AppConfig):
         # deleted account is mended by the next migrate, never by the code acting as one.
         post_migrate.connect(_sync_service_accounts, dispatch_uid="console.service_accounts")
         # Logins, logouts, failed logins and role changes go to the audit log.
-        from console.audit import services as audit
-        from console.preferences import services as preferences
-        from console.usernames import keys as usernames
-
         audit.connect()
         # A user's saved language and time preference follow them into each new session.
         preferences.connect()
         # Usernames keep a unique look-alike key (console/usernames/keys.py).
         usernames.connect()
         # A changed password, a deactivation or a lost role ends the user's API tokens.
-        from console.api_tokens import revocation as api_token_revocation
-
         api_token_revocation.connect()
-        # Registers the deploy check on FIELD_ENCRYPTION_KEYS (secrets at rest).
-        from console import encryption  # noqa: F401

@@ -4,7 +4,8 @@ from django.conf import settings
 from django.http import HttpRequest
 from django.utils.functional import SimpleLazyObject
 
-from console.liveness import WorkerLiveness, worker_banner_text, worker_liveness_get
+from console.liveness.banner import worker_banner_text
+from console.liveness.selectors import WorkerLiveness, worker_liveness_get
 from console.roles import user_roles
 
 

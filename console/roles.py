@@ -6,6 +6,8 @@ Each role includes the permissions of the roles before it.
 
 from dataclasses import dataclass
 
+from django.contrib.auth.models import Group, Permission
+
 VIEWER = "viewer"
 RESPONDER = "responder"
 COMMANDER = "commander"
@@ -103,8 +105,6 @@ ROLES: dict[str, Role] = {
 
 def roles_sync() -> None:
     """Create the role groups and set their permissions to exactly what ROLES says."""
-    from django.contrib.auth.models import Group, Permission
-
     wanted = {p for role in ROLES.values() for p in role.permissions}
     by_name = {}
     for perm in Permission.objects.select_related("content_type").filter(

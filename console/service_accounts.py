@@ -4,7 +4,7 @@ The guard's (GUARD_USERNAME, default `console-guard`) is the first; a feature th
 its own (a pager, a chat bot) registers one with `service_account_register` when its
 module is imported (its app's `ready()`), so the next `migrate` makes it. Each one:
 
-- exists from the migrations on (console 0006 and, after every migrate and test flush,
+- exists from the migrations on (console's initial migration and, after every migrate and test flush,
   the post_migrate sync): code that acts as it only looks it up (`service_account_user`)
   and never creates it, so nobody can sign in first under its name and become it;
 - has no usable password (the sign-in backends refuse it before any password is
@@ -25,11 +25,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.contrib.auth.hashers import UNUSABLE_PASSWORD_PREFIX, make_password
+from django.contrib.auth.models import Permission
 from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy, gettext_noop
 
 from console.errors import DomainError
+from console.oidc.models import OidcIdentity
 from console.usernames.keys import username_key
 
 log = logging.getLogger(__name__)
@@ -97,8 +100,6 @@ def reserved_for(key: str) -> ServiceAccount | None:
 
 def service_account_user(account: ServiceAccount) -> Any:
     """The account's user, looked up, never created."""
-    from django.contrib.auth import get_user_model
-
     user = get_user_model()._default_manager.filter(username=account.username).first()
     if user is None:
         raise ServiceAccountMissing(
@@ -159,14 +160,9 @@ def service_accounts_ensure(
     *, user_model: Any = None, permission_model: Any = None, identity_model: Any = None
 ) -> None:
     """Make every registered account and set it to what its entry says. Idempotent: run
-    by migration 0006 with its historical models and after every migrate (console.apps)
+    by console's initial migration with its historical models and after every migrate (console.apps)
     with the real ones. A permission whose app has not made it yet is granted at the
     post_migrate that follows."""
-    from django.contrib.auth import get_user_model
-    from django.contrib.auth.models import Permission
-
-    from console.oidc.models import OidcIdentity
-
     user_model = user_model or get_user_model()
     permission_model = permission_model or Permission
     identity_model = identity_model or OidcIdentity

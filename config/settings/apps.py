@@ -1,17 +1,45 @@
-"""The apps' own settings (config/settings/__init__.py imports them all): remediation actions,
-the pre-launch checklist, drills, guarded changes, postmortems and notifications."""
+"""The apps' own settings, lowest layer first: alert ingestion and incidents, runbooks,
+remediation actions, the pre-launch checklist, guarded changes, postmortems and
+notifications. Where the systems they call are (Prometheus, Kubernetes, the simulator,
+mail) is integrations.py."""
 
 from pathlib import Path
 
-from config.settings.env import BASE_DIR, EMBEDDED, env
+from config.settings.env import BASE_DIR, EMBEDDED, env, local_secret
 
-# --- Remediation actions (runbooks/actions) -------------------------------------------
-# Kubernetes: a kubeconfig path, else in-cluster config when running in a pod.
-KUBECONFIG = env.str("KUBECONFIG", default="")
-ACTIONS_K8S_TIMEOUT_SECONDS = env.float("ACTIONS_K8S_TIMEOUT_SECONDS", default=5.0)
-# The namespace the console's RBAC Role grants (deploy/k8s/rbac.yaml): the default for
-# every action's `namespace` parameter and for readiness discovery.
-ACTIONS_K8S_NAMESPACE = env.str("ACTIONS_K8S_NAMESPACE", default="llm-serving")
+# --- Alert ingestion and incidents (incidents/) -------------------------------------------
+# Empty means every webhook is refused (401); embedded mode makes one in var/.
+ALERTMANAGER_TOKEN = env.str("ALERTMANAGER_TOKEN", default="")
+if not ALERTMANAGER_TOKEN and EMBEDDED:
+    ALERTMANAGER_TOKEN = local_secret("alertmanager_token")
+# During a rotation, the token Alertmanager may still send; empty once every Alertmanager
+# sends the new one (the webhook's log line says which token each delivery used).
+ALERTMANAGER_TOKEN_PREVIOUS = env.str("ALERTMANAGER_TOKEN_PREVIOUS", default="")
+WEBHOOK_MAX_BYTES = env.int("WEBHOOK_MAX_BYTES", default=2 * 1024 * 1024)
+DATA_UPLOAD_MAX_MEMORY_SIZE = max(WEBHOOK_MAX_BYTES + 1024, 2_621_440)
+# Grouping: empty = Alertmanager's groupKey; otherwise these alert labels, in order.
+INCIDENT_GROUP_BY = env.list("INCIDENT_GROUP_BY", default=[])
+# A group that fires again within this many seconds of being resolved reopens the same
+# incident instead of opening a new one (flapping).
+INCIDENT_REOPEN_WINDOW_SECONDS = env.int("INCIDENT_REOPEN_WINDOW_SECONDS", default=1800)
+INCIDENT_SEVERITY_MAP = env.dict(
+    "INCIDENT_SEVERITY_MAP",
+    default={"critical": "SEV1", "error": "SEV2", "warning": "SEV3", "info": "SEV4"},
+)
+INCIDENT_DEFAULT_SEVERITY = env.str("INCIDENT_DEFAULT_SEVERITY", default="SEV3")
+# How long successfully processed webhook bodies are kept; dead letters are kept four times longer.
+WEBHOOK_RECEIPT_RETENTION_DAYS = env.int("WEBHOOK_RECEIPT_RETENTION_DAYS", default=14)
+# How often list and timeline partials poll for changes, in seconds.
+LIVE_REFRESH_SECONDS = env.int("LIVE_REFRESH_SECONDS", default=10)
+
+# --- Runbooks (runbooks/) -----------------------------------------------------------------
+TRIAGE_CACHE_SECONDS = env.int("TRIAGE_CACHE_SECONDS", default=10)
+# The runbook catalogue (YAML); the drill suite points it at a copy with short windows.
+RUNBOOKS_CATALOG_DIR = Path(
+    env.str("RUNBOOKS_CATALOG_DIR", default=str(BASE_DIR / "runbooks" / "catalog"))
+)
+
+# --- Remediation actions (actions/) ---------------------------------------------------------
 # Guardrails.
 ACTIONS_SCALE_MIN_REPLICAS = env.int("ACTIONS_SCALE_MIN_REPLICAS", default=1)
 ACTIONS_SCALE_MAX_REPLICAS = env.int("ACTIONS_SCALE_MAX_REPLICAS", default=16)
@@ -36,8 +64,10 @@ ACTIONS_TRACKED_CONFIGMAPS = env.list(
     "ACTIONS_TRACKED_CONFIGMAPS",
     default=["llm-serving/vllm-router-config", "llm-serving/llm-gateway-config"],
 )
-# Pre-launch checklist (readiness/): where to find deployments (empty: the actions
-# namespace) and how long a model load may take before the readiness probe gives up.
+
+# --- Pre-launch checklist (readiness/) ----------------------------------------------------
+# Where to find deployments (empty: the actions namespace) and how long a model load may
+# take before the readiness probe gives up.
 READINESS_NAMESPACES = env.list("READINESS_NAMESPACES", default=[])
 READINESS_MODEL_LOAD_SECONDS = env.int("READINESS_MODEL_LOAD_SECONDS", default=300)
 # A verification not finished in this long is given up (its worker died, or none runs).
@@ -52,16 +82,10 @@ READINESS_RULES_DIR = Path(
 )
 READINESS_ROUTER_CONFIGMAP = env.str("READINESS_ROUTER_CONFIGMAP", default="vllm-router-config")
 READINESS_GATEWAY_CONFIGMAP = env.str("READINESS_GATEWAY_CONFIGMAP", default="llm-gateway-config")
-# Drills (runbooks/drills): the fleet simulator's HTTP API that injects and clears faults.
-DRILLS_SIMULATOR_URL = env.str(
-    "DRILLS_SIMULATOR_URL",
-    default=env.str(
-        "SIMULATOR_URL",
-        default=f"http://127.0.0.1:{env.str('SIMULATOR_PORT', default='9400')}",
-    ),
-)
-# Guarded changes (actions/guard*): 0 keeps each runbook's own window and
-# interval (tests compress time); pages also go to this Slack-compatible webhook when set.
+
+# --- Guarded changes (actions/guard/) -----------------------------------------------------
+# 0 keeps each runbook's own window and interval (tests compress time); pages also go to
+# this Slack-compatible webhook when set.
 GUARD_WINDOW_SECONDS = env.int("GUARD_WINDOW_SECONDS", default=0)
 GUARD_INTERVAL_SECONDS = env.int("GUARD_INTERVAL_SECONDS", default=0)
 # A signal undoes a change only after this many breaching checks in a row (a fix often
@@ -71,18 +95,9 @@ GUARD_USERNAME = env.str("GUARD_USERNAME", default="console-guard")
 GUARD_PAGE_WEBHOOK_URL = env.str("GUARD_PAGE_WEBHOOK_URL", default="")
 GUARD_PAGE_TIMEOUT_SECONDS = env.float("GUARD_PAGE_TIMEOUT_SECONDS", default=5.0)
 
-# --- Postmortems ------------------------------------------------------------------------
+# --- Postmortems (postmortems/) -----------------------------------------------------------
 # Incidents with more timeline events + alerts than this are drafted on the worker.
 POSTMORTEM_ASYNC_THRESHOLD = env.int("POSTMORTEM_ASYNC_THRESHOLD", default=2000)
-# Overdue action-item reminders are also posted here (JSON {"text": ...}, Slack-compatible).
-POSTMORTEM_REMINDER_WEBHOOK_URL = env.str("POSTMORTEM_REMINDER_WEBHOOK_URL", default="")
-POSTMORTEM_WEBHOOK_TIMEOUT_SECONDS = env.float("POSTMORTEM_WEBHOOK_TIMEOUT_SECONDS", default=5.0)
-
-# --- Outgoing calls to URLs users supply (console/outgoing/) -------------------------------
-# Notification targets, the guard's paging webhook and the reminder webhook may not reach
-# loopback, link-local, private or other internal addresses; this list (CIDR networks
-# and/or host names, comma-separated) admits an internal receiver on purpose.
-OUTGOING_URL_ALLOWLIST = env.list("OUTGOING_URL_ALLOWLIST", default=[])
 
 # --- Outgoing notifications (notifications/) ---------------------------------------------
 # Targets and rules are edited in the admin; these are how sending behaves. Links in
@@ -96,18 +111,7 @@ NOTIFY_RETRY_BACKOFF_SECONDS = env.int("NOTIFY_RETRY_BACKOFF_SECONDS", default=1
 NOTIFY_RETRY_BACKOFF_MAX_SECONDS = env.int("NOTIFY_RETRY_BACKOFF_MAX_SECONDS", default=300)
 # Deliveries the broker did not take (it was down) are queued again after this long.
 NOTIFY_REQUEUE_AFTER_SECONDS = env.int("NOTIFY_REQUEUE_AFTER_SECONDS", default=60)
-# Email targets go through Django's mail (the console backend prints them in embedded mode).
-EMAIL_BACKEND = env.str(
-    "EMAIL_BACKEND",
-    default="django.core.mail.backends.console.EmailBackend"
-    if EMBEDDED
-    else "django.core.mail.backends.smtp.EmailBackend",
-)
-EMAIL_HOST = env.str("EMAIL_HOST", default="localhost")
-EMAIL_PORT = env.int("EMAIL_PORT", default=25)
-EMAIL_HOST_USER = env.str("EMAIL_HOST_USER", default="")
-EMAIL_HOST_PASSWORD = env.str("EMAIL_HOST_PASSWORD", default="")
-EMAIL_USE_TLS = env.bool("EMAIL_USE_TLS", default=False)
-EMAIL_USE_SSL = env.bool("EMAIL_USE_SSL", default=False)
-EMAIL_TIMEOUT = env.int("EMAIL_TIMEOUT", default=10)
-DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default="incident-console@localhost")
+# The overdue action-item digest (notifications/services/overdue.py): one Slack-compatible
+# post {"text": ...} a day listing the overdue items, through the outgoing guard.
+POSTMORTEM_REMINDER_WEBHOOK_URL = env.str("POSTMORTEM_REMINDER_WEBHOOK_URL", default="")
+POSTMORTEM_WEBHOOK_TIMEOUT_SECONDS = env.float("POSTMORTEM_WEBHOOK_TIMEOUT_SECONDS", default=5.0)

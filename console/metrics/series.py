@@ -24,16 +24,21 @@ import time
 from collections.abc import Callable, Iterator
 from functools import wraps
 
+from celery import current_app
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from django.utils import timezone
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
+from kombu.exceptions import ChannelError
 from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
 from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.exposition import CONTENT_TYPE_PLAIN_0_0_4
 from prometheus_client.multiprocess import MultiProcessCollector
 from prometheus_client.registry import Collector
+
+from console.liveness.selectors import worker_liveness_get
+from console.queues import QUEUE_NAMES
 
 log = logging.getLogger(__name__)
 
@@ -119,8 +124,6 @@ class StateCollector(Collector):
         yield from self._queues()
 
     def _workers(self) -> Iterator[GaugeMetricFamily]:
-        from console.liveness import worker_liveness_get
-
         try:
             liveness = worker_liveness_get()
         except Exception:  # database down or not migrated: /readyz says which
@@ -150,18 +153,17 @@ class StateCollector(Collector):
             yield age
 
     def _queues(self) -> Iterator[GaugeMetricFamily]:
-        from config.celery import app as celery_app
-        from config.celery_routes import QUEUES
-
         depth = GaugeMetricFamily(
             "console_queue_depth", "Messages waiting in a Celery queue.", labels=["queue"]
         )
         try:
-            with celery_app.connection_for_read() as conn:
+            # The app config/celery.py makes (Celery's Django fix-up sets it as the default
+            # for every thread): its broker, without importing config.
+            with current_app.connection_for_read() as conn:
                 conn.ensure_connection(max_retries=1, timeout=2)
                 with conn.channel() as channel:
-                    for queue in QUEUES:
-                        depth.add_metric([queue.name], _queue_size(channel, queue.name))
+                    for name in QUEUE_NAMES:
+                        depth.add_metric([name], _queue_size(channel, name))
         except Exception:  # broker down: /readyz says so; no made-up zero
             log.warning("metrics: broker queue depth unreadable", exc_info=True)
             return
@@ -169,8 +171,6 @@ class StateCollector(Collector):
 
 
 def _queue_size(channel, name: str) -> int:
-    from kombu.exceptions import ChannelError
-
     try:
         return int(channel.queue_declare(queue=name, passive=True).message_count)
     except ChannelError:  # never declared: no worker has started yet, nothing queued

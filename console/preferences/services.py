@@ -7,6 +7,7 @@ copied into the session at login so applying it (console/viewer.py) costs no que
 from typing import Any
 
 from django.conf import settings
+from django.contrib.auth import user_logged_in
 from django.contrib.auth.models import User
 from django.http import HttpRequest
 
@@ -59,6 +60,4 @@ def _on_logged_in(sender: Any, request: HttpRequest | None, user: User, **kw: An
 
 def connect() -> None:
     """Called once from ConsoleConfig.ready."""
-    from django.contrib.auth import user_logged_in
-
     user_logged_in.connect(_on_logged_in, dispatch_uid="console.preferences.services.logged_in")

@@ -4,6 +4,8 @@ the time zone their times are shown in."""
 from django import template
 from django.utils.translation import pgettext_lazy
 
+from console.viewer import wants_utc
+
 register = template.Library()
 
 # The role group names are stored English identifiers; this is how they read.
@@ -23,7 +25,5 @@ def role_label(role: str) -> str:
 @register.simple_tag(takes_context=True)
 def viewer_wants_utc(context) -> bool:
     """Whether the viewer toggled UTC (not merely a browser that runs in UTC)."""
-    from console.viewer import wants_utc
-
     request = context.get("request")
     return request is not None and wants_utc(request)

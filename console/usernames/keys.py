@@ -102,7 +102,8 @@ def key_holder(key: str, *, user_pk: int | None = None) -> str | None:
 
 def username_check(username: str, *, user_pk: int | None = None) -> None:
     """Refuse a name for a new account (user_pk None) or for a rename of user_pk."""
-    from console.service_accounts import reserved_for  # service_accounts imports us
+    # cycle: service_accounts imports username_key from here to compare reserved names
+    from console.service_accounts import reserved_for
 
     shown = repr(username[:60])
     if hidden := invisible_characters(username):
@@ -183,7 +184,7 @@ def _before_save(sender: Any, instance: Any, raw: bool, update_fields: Any, **kw
         return
     username = instance.get_username()
     if instance.pk is not None and _current(instance.pk) == username:
-        return  # not a rename: a collision kept by migration 0007 stays as it is
+        return  # not a rename: a collision kept when the keys were filled stays as it is
     instance._username_renamed = True
     if (holder := key_holder(username_key(username), user_pk=instance.pk)) is not None:
         raise UsernameTaken(
@@ -208,7 +209,7 @@ def connect() -> None:
 def keys_fill(user_model: Any, key_model: Any) -> list[str]:
     """Give every user without a key theirs, oldest account first; a user whose key is
     already held keeps their account without one. Returns a line per collision. Used by
-    migration 0007 with its historical models."""
+    console's initial migration with its historical models."""
     held = dict(key_model.objects.values_list("key", "user_id"))
     names = dict(user_model._default_manager.values_list("pk", "username"))
     rows, collisions = [], []

@@ -203,7 +203,7 @@ def test_two_web_instances_two_workers_one_beat(
         return beat_log.read_text().count("Sending due task watch-drills")
 
     wait_for(lambda: sent_by_beat() >= 2, timeout=40, what="beat to send watch-drills twice")
-    task = "runbooks.tasks.drill_runs_watch"
+    task = "drills.tasks.drill_runs_watch"
 
     def executed() -> list[str]:
         logs = " ".join(p.read_text() for p in tmp_path.glob("worker-*.log"))

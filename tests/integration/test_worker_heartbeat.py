@@ -7,7 +7,7 @@ import signal
 
 import pytest
 
-from console.liveness import worker_liveness_get
+from console.liveness.selectors import worker_liveness_get
 from console.models import WorkerHeartbeat
 from tests.helpers import wait_for
 

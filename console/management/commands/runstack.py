@@ -5,20 +5,21 @@ worker with embedded beat for actions and the rest, a second one for outgoing
 notifications (sharing the SQLite file in WAL mode and kombu's filesystem
 broker under VAR_DIR), the vLLM fleet simulator (a test double for the cluster),
 Prometheus and Alertmanager (the real programs, when installed). Ctrl-C stops them all;
-if one dies, all stop, with every process they started (console.supervisor).
+if one dies, all stop, with every process they started (console/localstack/supervisor.py).
 """
 
 import json
 import os
 import sys
+from io import StringIO
 from pathlib import Path
 
 from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand
 
-from console.localstack import RULES_DIR, Ports, monitoring_commands
-from console.supervisor import Supervisor
+from console.localstack.monitoring import RULES_DIR, Ports, monitoring_commands
+from console.localstack.supervisor import Supervisor
 
 BIN = Path(sys.executable).parent
 
@@ -42,8 +43,6 @@ class Command(BaseCommand):
         call_command("collectstatic", interactive=False, verbosity=0)
         creds = None
         if not no_demo:
-            from io import StringIO
-
             out = StringIO()
             call_command("seed_demo", stdout=out)
             seeded = json.loads(out.getvalue())

@@ -9,8 +9,18 @@ import yaml
 
 from config.celery import app
 from config.celery_routes import BEAT_SCHEDULE, QUEUES, TASK_ROUTES
+from console.queues import ACTIONS, NOTIFICATIONS, QUEUE_NAMES
 
-OUR_APPS = ("incidents.", "runbooks.", "postmortems.", "console.", "readiness.", "notifications.")
+OUR_APPS = (
+    "incidents.",
+    "runbooks.",
+    "actions.",
+    "drills.",
+    "postmortems.",
+    "console.",
+    "readiness.",
+    "notifications.",
+)
 
 
 def our_tasks() -> set[str]:
@@ -58,8 +68,6 @@ def test_soft_time_limits_are_below_hard_ones():
 # queue's tasks wait for ever. Where it is deployed (make run, Kubernetes, compose),
 # deliveries also get workers of their own: a separate queue consumed by the same pool
 # still lets slow deliveries hold every pool slot while action runs wait.
-ACTIONS = TASK_ROUTES["runbooks.tasks.action_run_execute"]["queue"]
-DELIVERIES = TASK_ROUTES["notifications.tasks.delivery_send"]["queue"]
 ROOT = Path(__file__).resolve().parents[3]
 # Test and bench stacks: one worker may take every queue (a test worker is not production).
 TEST_STARTERS = (
@@ -120,7 +128,7 @@ def test_deployed_workers_cover_every_queue_and_keep_deliveries_apart(workers):
     for consumed in started:
         assert consumed <= queues, consumed
         # A worker taking both would let deliveries occupy the slots action runs need.
-        assert not {ACTIONS, DELIVERIES} <= consumed, consumed
+        assert not {ACTIONS, NOTIFICATIONS} <= consumed, consumed
 
 
 def test_every_queue_list_names_declared_queues_and_each_place_covers_them():
@@ -150,4 +158,13 @@ def test_every_queue_list_names_declared_queues_and_each_place_covers_them():
 def test_deliveries_go_to_the_notifications_queue():
     route = app.amqp.router.route({}, "notifications.tasks.delivery_send", (1,), {})
     assert route["queue"].name == "notifications"
-    assert TASK_ROUTES["runbooks.tasks.action_run_execute"]["queue"] == "actions"
+    # The queue the platform counts action workers by (console.liveness) is the one action
+    # runs are routed to, under every name their task has had.
+    action_runs = {route["queue"] for name, route in TASK_ROUTES.items()
+                   if name.endswith(".action_run_execute")}  # fmt: skip
+    assert action_runs == {ACTIONS} == {"actions"}
+
+
+def test_the_declared_queues_are_the_platforms_names():
+    assert tuple(q.name for q in QUEUES) == QUEUE_NAMES
+    assert app.conf.task_default_queue in QUEUE_NAMES

@@ -62,7 +62,7 @@ def test_database_failure_shows_a_fixed_text_and_logs_the_detail(
     client, caplog, database_refusing_sign_in, path
 ):
     db = database_refusing_sign_in
-    with caplog.at_level(logging.WARNING, logger="console.health"):
+    with caplog.at_level(logging.WARNING, logger="console.liveness.probes"):
         r = client.get(path)
     assert r.status_code == 503
     assert r.json() == {"status": "unavailable", "problems": {"database": "database unavailable"}}
@@ -75,7 +75,7 @@ def test_broker_failure_shows_a_fixed_text_and_logs_the_detail(client, caplog):
     old = celery_app.conf.broker_url
     celery_app.conf.broker_url = "redis://127.0.0.1:1/0"  # nothing listens on port 1
     try:
-        with caplog.at_level(logging.WARNING, logger="console.health"):
+        with caplog.at_level(logging.WARNING, logger="console.liveness.probes"):
             r = client.get("/readyz")
     finally:
         celery_app.conf.broker_url = old
@@ -90,7 +90,7 @@ def test_worker_check_failure_shows_a_fixed_text_and_logs_the_detail(client, cap
     # The heartbeat table gone (migrations not applied yet): rolled back with the test.
     with connection.cursor() as cursor:
         cursor.execute("ALTER TABLE console_workerheartbeat RENAME TO readyz_hidden_table")
-    with caplog.at_level(logging.WARNING, logger="console.health"):
+    with caplog.at_level(logging.WARNING, logger="console.liveness.probes"):
         r = client.get("/readyz")
     assert r.status_code == 200
     assert r.json()["checks"]["worker"] == "unknown"

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from console.localstack import Ports, alertmanager_config, prometheus_config
+from console.localstack.monitoring import Ports, alertmanager_config, prometheus_config
 
 
 def test_demo_timings_by_default(monkeypatch):

@@ -4,7 +4,7 @@ ingest latency, action-run outcomes, queue depth, worker heartbeat)."""
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from console.liveness import worker_heartbeat_record
+from console.liveness.services import worker_heartbeat_record
 from console.metrics.series import action_run_ended
 from tests.payloads import alert, notification
 

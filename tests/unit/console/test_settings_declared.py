@@ -1,4 +1,4 @@
-"""Every setting the code reads is declared in config/settings/__init__.py and read as
+"""Every setting the code reads is declared in config/settings/ and read as
 `settings.X`: no `getattr(settings, "X", default)` whose default would hide a setting
 nobody declared (a typo or a missing environment variable would then go unnoticed)."""
 
@@ -8,7 +8,16 @@ from pathlib import Path
 from django.conf import settings
 
 ROOT = Path(__file__).resolve().parents[3]
-PACKAGES = ("console", "incidents", "runbooks", "postmortems", "readiness", "notifications")
+PACKAGES = (
+    "console",
+    "incidents",
+    "runbooks",
+    "actions",
+    "drills",
+    "postmortems",
+    "readiness",
+    "notifications",
+)
 
 
 def _reads(source: str) -> tuple[set[str], list[int]]:
@@ -60,3 +69,31 @@ def test_every_setting_read_is_declared_and_none_is_read_with_a_default():
             hidden[str(path)] = lines
     assert undeclared == {}
     assert hidden == {}
+
+
+def _set_names(source: str) -> set[str]:
+    names = set()
+    for node in ast.walk(ast.parse(source)):
+        targets = (
+            node.targets
+            if isinstance(node, ast.Assign)
+            else [node.target]
+            if isinstance(node, ast.AnnAssign | ast.NamedExpr)
+            else []
+        )
+        names |= {t.id for t in targets if isinstance(t, ast.Name) and t.id.isupper()}
+    return names
+
+
+def test_each_setting_is_set_by_one_settings_module():
+    """config/settings/__init__.py assembles its modules with `import *`: a setting two of
+    them set would silently take the later one's value."""
+    owner: dict[str, str] = {}
+    twice = []
+    for path in sorted((ROOT / "config" / "settings").glob("*.py")):
+        for name in _set_names(path.read_text()):
+            if name in owner:
+                twice.append((name, owner[name], path.name))
+            owner[name] = path.name
+    assert {"SECRET_KEY", "DATABASES", "POD_IP", "LOGGING"} <= set(owner)
+    assert twice == []

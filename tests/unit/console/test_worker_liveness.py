@@ -14,7 +14,8 @@ from actions import services
 from console import roles
 from console.context_processors import console as console_context
 from console.errors import DomainError
-from console.liveness import worker_heartbeat_record, worker_heartbeat_stop, worker_liveness_get
+from console.liveness.selectors import worker_liveness_get
+from console.liveness.services import worker_heartbeat_record, worker_heartbeat_stop
 from console.models import WorkerHeartbeat
 from tests.factories import IncidentFactory
 

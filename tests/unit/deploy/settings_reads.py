@@ -1,4 +1,4 @@
-"""Print (JSON) the environment variables console/settings*.py read, in order.
+"""Print (JSON) the environment variables config/settings/*.py read, in order.
 
 Run as a script by test_k8s_manifests.py: it counts reads made by the settings module
 itself (directly or through django-environ), not by the libraries it imports, so
@@ -11,6 +11,7 @@ import sys
 from types import FrameType
 
 sys.path.insert(0, os.getcwd())
+SETTINGS_DIR = os.path.join(os.getcwd(), "config", "settings")
 seen: list[str] = []
 _getitem = os._Environ.__getitem__
 
@@ -22,12 +23,9 @@ def _spy(self, key):
         or f"{os.sep}environ{os.sep}" in frame.f_code.co_filename
     ):
         frame = frame.f_back
-    # config/settings/__init__.py and the modules it imports its settings from (settings_*.py).
+    # config/settings/__init__.py and the modules it assembles (config/settings/*.py).
     name = frame.f_code.co_filename if frame else ""
-    mine = os.path.basename(os.path.dirname(name)) == "console" and os.path.basename(
-        name
-    ).startswith("settings")
-    if mine and key not in seen:
+    if os.path.dirname(os.path.abspath(name)) == SETTINGS_DIR and key not in seen:
         seen.append(key)
     return _getitem(self, key)
 

@@ -119,7 +119,8 @@ def kube_calls() -> set[tuple[str, str]]:
     """(verb, resource) of every KubeApi.call("verb", "resource", ...) in the apps: the
     only way the console talks to Kubernetes (actions/k8s.py)."""
     calls = set()
-    for package in ("console", "incidents", "runbooks", "postmortems", "readiness"):
+    for package in ("console", "incidents", "runbooks", "actions", "drills", "postmortems",
+                    "readiness", "notifications"):  # fmt: skip
         for path in (ROOT / package).rglob("*.py"):
             for node in ast.walk(ast.parse(path.read_text())):
                 if (
@@ -159,7 +160,7 @@ def test_rbac_grants_exactly_the_verbs_the_code_calls(overlay):
 # --- settings ---------------------------------------------------------------------------
 @functools.cache
 def settings_read() -> frozenset[str]:
-    """The environment variables config/settings/__init__.py reads, seen by running it the way
+    """The environment variables config/settings/ reads, seen by running it the way
     the pods do (PostgreSQL, a Redis broker and cache)."""
     env = {"PATH": os.environ["PATH"], "HOME": os.environ.get("HOME", "/tmp"),
            "DATABASE_URL": "postgres://x@127.0.0.1:1/x", "SECRET_KEY": "x",
@@ -192,7 +193,7 @@ def test_every_setting_is_wired_and_nothing_else(overlay):
            for e in c.get("env", [])}  # fmt: skip
     wired = config | secret_keys() | env
     read = settings_read()
-    assert read - wired - NOT_WIRED == set(), "read by config/settings/__init__.py, wired nowhere"
+    assert read - wired - NOT_WIRED == set(), "read by config/settings/, wired nowhere"
     assert (config | secret_keys()) - read == set(), "wired, but no setting reads it"
     assert not config & secret_keys(), "a key in both the ConfigMap and the Secret"
     for _, spec in pod_specs(docs):

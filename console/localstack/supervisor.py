@@ -5,7 +5,7 @@ Each child leads its own process group (a new session), and stopping signals the
 group: a child's own children (the worker's pool and embedded beat, gunicorn's workers)
 stop with it even when the child itself is already dead, which is exactly when they
 would otherwise be orphaned. Every child also gets a parent-death signal, so a
-supervisor that is SIGKILLed still takes the stack down (see console.processes).
+supervisor that is SIGKILLed still takes the stack down (see processes.py).
 """
 
 import contextlib
@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable
 from functools import partial
 
-from console.processes import become_subreaper, die_with_parent
+from console.localstack.processes import become_subreaper, die_with_parent
 
 POLL_SECONDS = 0.2
 

@@ -9,7 +9,10 @@ Why a consumer step on the consumer's own timer, and not a beat task or a thread
   a stopped (SIGSTOP) or dead worker beats no more, whatever the transport.
 The step stops with the consumer (a lost broker connection stops beating until it is
 back) and marks the row stopped on a clean shutdown. Each beat says which queues the
-worker consumes, so the actions worker and the notifier are told apart (console.liveness).
+worker consumes, so the actions worker and the notifier are told apart (selectors.py).
+
+config/celery.py adds the step by its dotted path: the worker imports this module once
+Django is set up, as it reads the models.
 """
 
 import logging
@@ -17,6 +20,9 @@ import os
 
 from celery import bootsteps
 from django.conf import settings
+from django.db import close_old_connections
+
+from console.liveness.services import worker_heartbeat_record, worker_heartbeat_stop
 
 log = logging.getLogger(__name__)
 
@@ -61,10 +67,6 @@ class WorkerHeartbeatStep(bootsteps.StartStopStep):
     def _write(
         what: str, hostname: str, starting: bool = False, queues: list[str] | None = None
     ) -> None:
-        from django.db import close_old_connections
-
-        from console.liveness import worker_heartbeat_record, worker_heartbeat_stop
-
         try:
             close_old_connections()  # a connection broken since the last beat is reopened
             if what == "stop":
