@@ -7,6 +7,7 @@ class IncidentsConfig(AppConfig):
     verbose_name = _("Incidents")
 
     def ready(self) -> None:
+        # registry: models load after apps are ready
         from incidents.models import TimelineEventType
         from incidents.panels import incident_panel_register
         from incidents.silences.views import panel_context

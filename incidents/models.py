@@ -74,7 +74,7 @@ class Incident(models.Model):
     # A rehearsal (chaos drill): flagged everywhere, left out of reports and MTTx by default.
     is_drill = models.BooleanField(default=False, db_index=True)
     # Kept by ingestion so that Alertmanager re-sending an unchanged group costs one
-    # statement (incidents/services/ingestion_sql.py): a digest of the alerts of the last
+    # statement (incidents/ingest/write_postgres.py): a digest of the alerts of the last
     # notification applied in full, and when the group was last notified (those alerts'
     # last_received_at). "" when the alerts changed another way.
     alert_digest = models.CharField(max_length=32, blank=True, default="", editable=False)

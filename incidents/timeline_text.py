@@ -29,7 +29,7 @@ _STATUS_LINES = {
     "re-triggered": lambda: gettext("Incident re-triggered."),
     "reopened": lambda: gettext("Incident reopened."),
 }
-# The reasons the ingestion writes itself (incidents/services/ingest_batch.py).
+# The reasons the ingestion writes itself (incidents/ingest/decide.py).
 _SYSTEM_REASONS = {
     "All alerts resolved; mitigated until a person resolves it.": lambda: gettext(
         "All alerts resolved; mitigated until a person resolves it."

@@ -17,6 +17,6 @@ class NotificationsConfig(AppConfig):
         # incidents sends this after each commit that appended timeline events; it knows
         # nothing of this app (nothing imports notifications).
         # registry: models load after apps are ready
-        from incidents.services.timeline import timeline_appended
+        from incidents.timeline_signal import timeline_appended
 
         timeline_appended.connect(_timeline_appended, dispatch_uid="notifications.timeline")

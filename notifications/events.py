@@ -15,7 +15,7 @@ from typing import Any
 
 from actions.models import ActionRunStatus
 from actions.timeline_kinds import ACTION
-from incidents.grouping import is_worse
+from incidents.rules import is_worse
 from incidents.models import IncidentStatus, TimelineEvent, TimelineEventType
 from notifications.models import Event
 from postmortems.timeline_kinds import POSTMORTEM

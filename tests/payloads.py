@@ -3,6 +3,8 @@
 import copy
 from datetime import UTC, datetime, timedelta
 
+from incidents.ingest.parse import labels_fingerprint
+
 GO_ZERO = "0001-01-01T00:00:00Z"
 BASE = datetime(2026, 11, 29, 8, 0, 0, tzinfo=UTC)
 
@@ -80,8 +82,6 @@ def notification(
         for a in body["alerts"]:
             a.pop("fingerprint", None)
     else:
-        from incidents.alertmanager import labels_fingerprint
-
         for a in body["alerts"]:
             a.setdefault("fingerprint", labels_fingerprint(a["labels"]))
     if newest:

@@ -24,7 +24,7 @@ else:
     )
     if DATABASES["default"]["ENGINE"].endswith("postgresql"):
         # psycopg prepares a statement after this many runs on a connection (ingestion's,
-        # which bind on the server: incidents/services/ingestion_sql.py). "none" turns it
+        # which bind on the server: incidents/ingest/write_postgres.py). "none" turns it
         # off, for a PgBouncer in transaction mode older than 1.21 or without
         # max_prepared_statements.
         threshold = env.str("DATABASE_PREPARE_THRESHOLD", default="5").strip().lower()

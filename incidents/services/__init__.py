@@ -1,7 +1,8 @@
-"""Every write to incidents, alerts, the timeline and the receipt log goes through here."""
+"""Every write to incidents, alerts, the timeline and the receipt log goes through here
+(ingest's bulk writes through incidents.ingest, whose entry point is re-exported)."""
 
+from incidents.ingest.apply import IngestResult, alerts_ingest
 from incidents.services.drill import incident_drill_mark
-from incidents.services.ingestion import IngestResult, alerts_ingest
 from incidents.services.lifecycle import (
     incident_acknowledge,
     incident_commander_set,

@@ -13,10 +13,13 @@ from django.utils.translation import gettext_lazy, gettext_noop
 from console.errors import DomainError
 from console.permissions import require
 from incidents import permissions as perms
-from incidents.alertmanager import PayloadError, parse_body
+
+# cycle: tasks imports these services; the module, its task looked up when called.
+from incidents import tasks
+from incidents.ingest.apply import IngestResult, alerts_ingest
+from incidents.ingest.parse import PayloadError, ReceiptMeta, parse_body
 from incidents.models import ReceiptOutcome, TimelineEvent, TimelineEventType, WebhookReceipt
-from incidents.services.ingestion import IngestResult, ReceiptMeta, alerts_ingest
-from incidents.services.timeline import timeline_announce
+from incidents.timeline_signal import timeline_announce
 
 log = logging.getLogger(__name__)
 
@@ -71,9 +74,7 @@ def webhook_receipt_replay_request(*, receipt_id: int, actor: User) -> WebhookRe
             ),
             params={"id": receipt_id, "outcome": _outcome_word(receipt.outcome)},
         )
-    from incidents.tasks import webhook_receipt_replay as task
-
-    transaction.on_commit(lambda: task.delay(receipt_id, actor.pk))
+    transaction.on_commit(lambda: tasks.webhook_receipt_replay.delay(receipt_id, actor.pk))
     return receipt
 
 

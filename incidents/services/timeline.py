@@ -2,17 +2,15 @@
 append that higher apps (runbooks, later postmortems) use for their own event kinds.
 
 `incidents` imports neither of those apps; they call in here instead. Apps that act on
-what lands on the timeline (notifications) connect to `timeline_appended` instead.
+what lands on the timeline (notifications) connect to `timeline_appended`
+(incidents/timeline_signal.py) instead.
 """
 
-import logging
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from django.contrib.auth.models import User
 from django.db import transaction
-from django.db.models.signals import post_save
-from django.dispatch import Signal, receiver
 from django.utils import timezone
 from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy, gettext_noop
@@ -20,41 +18,17 @@ from django.utils.translation import gettext_lazy, gettext_noop
 from console.errors import DomainError
 from console.permissions import require
 from incidents import permissions as perms
-from incidents.grouping import RUNBOOK_SLUG_RULE, is_runbook_slug
 from incidents.models import Incident, TimelineEvent, TimelineEventType
+from incidents.rules import RUNBOOK_SLUG_RULE, is_runbook_slug
 from incidents.selectors import incident_for_update
 from incidents.services.lifecycle import REASON_MAX_CHARS, _clean_text
 from incidents.timeline_kinds import timeline_kind_known
+from incidents.timeline_signal import timeline_announce
+
+# Until runbooks/apps.py and notifications/apps.py import it from incidents.timeline_signal.
+from incidents.timeline_signal import timeline_appended as timeline_appended
 
 MESSAGE_MAX_CHARS = 2_000
-log = logging.getLogger(__name__)
-
-# Sent with events=[TimelineEvent, ...] once the transaction that appended them commits
-# (never for a rollback). Higher apps connect from their AppConfig.ready(), so incidents
-# imports none of them; a receiver that raises is logged and the write stands.
-timeline_appended = Signal()
-
-
-def timeline_announce(events: Iterable[TimelineEvent]) -> None:
-    """Send `timeline_appended` for `events` when the current transaction commits.
-    save() and create() announce themselves (below); callers of bulk_create call this."""
-    saved = [event for event in events if event.pk is not None]
-    if saved:
-        transaction.on_commit(lambda: _send(saved), robust=True)
-
-
-def _send(events: list[TimelineEvent]) -> None:
-    for receiver_, result in timeline_appended.send_robust(sender=TimelineEvent, events=events):
-        if isinstance(result, Exception):
-            log.error("timeline_appended: %r failed: %r", receiver_, result, exc_info=result)
-
-
-@receiver(post_save, sender=TimelineEvent, dispatch_uid="incidents.timeline_announce")
-def _announce_saved(
-    sender: type[TimelineEvent], instance: TimelineEvent, created: bool, **kwargs: Any
-) -> None:
-    if created and not kwargs.get("raw"):  # raw: loaddata, which is not news
-        timeline_announce([instance])
 
 
 @transaction.atomic

@@ -30,7 +30,7 @@ from django.utils.translation import gettext, gettext_lazy, gettext_noop
 
 from console.errors import DomainError
 from console.outgoing import service_request
-from incidents.alertmanager import PayloadError, parse_rfc3339
+from incidents.ingest.parse import PayloadError, parse_rfc3339
 from incidents.models import Alert, TimelineEvent, TimelineEventType
 
 UNAVAILABLE = "alertmanager_unavailable"

@@ -10,6 +10,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import pgettext_lazy
 
 from incidents.models import IncidentStatus
+from incidents.timeline_text import timeline_text
 
 register = template.Library()
 
@@ -116,6 +117,4 @@ def http_url(value) -> str:
 def timeline_line(event) -> str:
     """The event's message in the viewer's language where the console wrote it
     (incidents/timeline_text.py); as stored otherwise."""
-    from incidents.timeline_text import timeline_text
-
     return timeline_text(event.kind, event.message, event.payload)

@@ -18,7 +18,7 @@ from urllib.parse import quote
 
 from psycopg.types.json import Jsonb
 
-from incidents.alertmanager import labels_fingerprint  # the fingerprint Alertmanager sends
+from incidents.ingest.parse import labels_fingerprint  # the fingerprint Alertmanager sends
 
 ALERTS_PER_PAYLOAD = 50
 THREADS = 2

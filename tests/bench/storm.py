@@ -19,7 +19,7 @@ from datetime import UTC, datetime, timedelta
 
 from psycopg.types.json import Jsonb
 
-from incidents.alertmanager import labels_fingerprint  # the fingerprint Alertmanager sends
+from incidents.ingest.parse import labels_fingerprint  # the fingerprint Alertmanager sends
 
 ALERTS_PER_BODY = 50
 NEW, REPEAT, RESOLVE = "new", "repeat", "resolve"

@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 import requests
 
-from incidents.alertmanager import labels_fingerprint
+from incidents.ingest.parse import labels_fingerprint
 from incidents.models import Alert, Incident, TimelineEvent
 from tests.helpers import wait_for
 from tests.payloads import stalled_engine_alert

@@ -5,8 +5,8 @@ import json
 import pytest
 
 from incidents import services
+from incidents.ingest.parse import ReceiptMeta
 from incidents.models import Incident, ReceiptOutcome, TimelineEvent, WebhookReceipt
-from incidents.services.ingestion import ReceiptMeta
 from tests.helpers import wait_for
 from tests.payloads import alert, notification
 

@@ -18,9 +18,8 @@ from django.utils import timezone
 
 from console import roles
 from incidents import services
-from incidents.alertmanager import labels_fingerprint, parse_payload
+from incidents.ingest.parse import ReceiptMeta, labels_fingerprint, parse_payload
 from incidents.models import Incident
-from incidents.services.ingestion import ReceiptMeta
 
 GO_ZERO = "0001-01-01T00:00:00Z"
 

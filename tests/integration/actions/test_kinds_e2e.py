@@ -7,9 +7,9 @@ import json
 import pytest
 
 from actions import services
+from actions.capture import config_revisions_capture
 from actions.k8s import kube_api
 from actions.models import ConfigRevision
-from actions.revisions import config_revisions_capture
 from console import roles
 from tests.factories import IncidentFactory
 from tests.integration.actions.conftest import NS, eventually, key, wait_run

@@ -5,7 +5,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from incidents.alertmanager import PayloadError, labels_fingerprint, parse_body, parse_payload
+from incidents.ingest.parse import PayloadError, labels_fingerprint, parse_body, parse_payload
 from tests.payloads import alert, notification
 
 

@@ -12,7 +12,7 @@ from django.urls import reverse
 
 from console import roles
 from incidents.models import Incident
-from postmortems.reports.exports import TABLES
+from postmortems.reports.csv_export import TABLES
 from tests.payloads import alert, notification
 
 pytestmark = pytest.mark.django_db

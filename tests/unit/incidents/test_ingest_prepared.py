@@ -1,5 +1,5 @@
 """Ingestion's statements bind their parameters on the server and are prepared once per
-connection (incidents/services/ingestion_sql.py): after a few deliveries the database
+connection (incidents/ingest/write_postgres.py): after a few deliveries the database
 holds them as prepared statements, while the ORM's queries elsewhere stay client-bound.
 PostgreSQL only (SQLite has no such thing)."""
 

@@ -15,9 +15,9 @@ from django.db import transaction
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from incidents.alertmanager import parse_payload
+from incidents.ingest.apply import alerts_ingest
+from incidents.ingest.parse import ReceiptMeta, parse_payload
 from incidents.models import Alert, Incident
-from incidents.services.ingestion import ReceiptMeta, alerts_ingest
 from tests.payloads import BASE, alert, notification, resolved
 
 pytestmark = pytest.mark.django_db

@@ -13,10 +13,10 @@ from django.utils import timezone
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from incidents.alertmanager import parse_payload
+from incidents.ingest import write_postgres
+from incidents.ingest.apply import alerts_ingest
+from incidents.ingest.parse import ReceiptMeta, parse_payload
 from incidents.models import Alert, Incident, TimelineEvent, WebhookReceipt
-from incidents.services import ingestion_sql
-from incidents.services.ingestion import ReceiptMeta, alerts_ingest
 from tests.payloads import BASE, alert, notification, resolved
 
 pytestmark = [
@@ -149,7 +149,7 @@ def run(deliveries, *, fast: bool, monkeypatch) -> tuple:
     """Ingest in order, with or without the fast path, inside a savepoint; return what a
     person could see; roll back."""
     if not fast:
-        monkeypatch.setattr(ingestion_sql, "repeat_apply", lambda **kw: None)
+        monkeypatch.setattr(write_postgres, "repeat_apply", lambda **kw: None)
     state, last = None, None
     try:
         with transaction.atomic():

@@ -14,8 +14,8 @@ import pytest
 from django.db import connection, connections
 from django.test import Client
 
+from incidents.ingest import apply
 from incidents.models import Alert, Incident, TimelineEvent, WebhookReceipt
-from incidents.services import ingestion
 from notifications import tasks
 from notifications.models import Delivery, Rule, Target, TargetKind
 from tests.conftest import TOKEN
@@ -59,15 +59,15 @@ def deliver_interleaved(body: dict, monkeypatch) -> tuple[list[object], bool]:
     whether B was seen waiting on A."""
     applied, release = threading.Event(), threading.Event()
     pids: dict[str, int] = {}
-    apply = ingestion.notification_apply
+    full_path = apply.notification_apply
 
     def held_open(*args, **kwargs):
-        apply(*args, **kwargs)
+        full_path(*args, **kwargs)
         if threading.current_thread().name == "replica-0" and not applied.is_set():
             applied.set()  # only A's first attempt is held: it must be the one B meets
             assert release.wait(timeout=20)
 
-    monkeypatch.setattr(ingestion, "notification_apply", held_open)
+    monkeypatch.setattr(apply, "notification_apply", held_open)
     answers: list[object] = [None, None]
 
     def post(n: int) -> None:

@@ -19,7 +19,7 @@ from django.urls import reverse
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from incidents.alertmanager import EARLIEST, LATEST
+from incidents.ingest.parse import EARLIEST, LATEST
 from incidents.models import OPEN_STATUSES, Alert, Incident, IncidentStatus, WebhookReceipt
 from tests.payloads import BASE, alert, notification
 

@@ -1,14 +1,14 @@
-"""Ingestion's reads and writes, each one statement whatever the number of rows.
+"""Stage 6, write, on PostgreSQL: the hot path's statements (write.Writer), each one
+statement whatever the number of rows.
 
-On PostgreSQL the statements are written here, and rows travel as one jsonb parameter
-(`jsonb_to_recordset`): one json.dumps in C, where the ORM compiled each query and
-adapted every value in Python (building, compiling and dumping took longer than the
-database took to store the rows; issue #14). Other databases (SQLite, for `make run`)
-use the ORM. Every statement goes through Django's cursor wrapper, so it is logged and
-counted (tests/unit/incidents/test_ingest_queries.py) and its errors are Django's; under
-it is a cursor that binds parameters on the server (`_cursor`), so the body's rows are
-not quoted into the SQL text and psycopg prepares each statement after its fifth use on
-a connection: the database stops parsing and planning them per request (the storm bench
+Rows travel as one jsonb parameter (`jsonb_to_recordset`): one json.dumps in C, where
+the ORM compiled each query and adapted every value in Python (building, compiling and
+dumping took longer than the database took to store the rows; issue #14). Every
+statement goes through Django's cursor wrapper, so it is logged and counted
+(tests/unit/incidents/test_ingest_queries.py) and its errors are Django's; under it is a
+cursor that binds parameters on the server (`_cursor`), so the body's rows are not
+quoted into the SQL text and psycopg prepares each statement after its fifth use on a
+connection: the database stops parsing and planning them per request (the storm bench
 measured 15-20% more alerts/s). The rest of the console keeps Django's client-side
 binding, which every ORM query is tested with.
 
@@ -24,57 +24,24 @@ import json
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import datetime
-from typing import Any, TypeVar
+from typing import Any
 
 import psycopg
 from django.db import connection, models
 from django.db.backends.postgresql.psycopg_any import register_tzloader
 from django.db.backends.utils import CursorDebugWrapper, CursorWrapper
-from django.db.models import Count
 from psycopg.pq import Format
 
-from incidents.models import Alert, AlertStatus, Incident, WebhookReceipt
-
-Row = dict[str, Any]
-M = TypeVar("M", bound=models.Model)
-
-# Columns of a stored alert that a delivery writes (its key, name, group and first
-# receipt never change; see ingest_batch.upsert_alert), and their types.
-ALERT_UPDATE_COLUMNS = {
-    "status": "text",
-    "severity": "text",
-    "labels": "jsonb",
-    "annotations": "jsonb",
-    "ends_at": "timestamptz",
-    "generator_url": "text",
-    "incident_id": "bigint",
-    "last_received_at": "timestamptz",
-    "receive_count": "integer",
-}
-INCIDENT_UPDATE_COLUMNS = {
-    "status": "text",
-    "severity": "text",
-    "acknowledged_at": "timestamptz",
-    "mitigated_at": "timestamptz",
-    "resolved_at": "timestamptz",
-    "reopened_at": "timestamptz",
-    "reopen_count": "integer",
-    "last_alert_at": "timestamptz",
-    "updated_at": "timestamptz",
-    "alert_digest": "text",
-    "last_notified_at": "timestamptz",
-}
-# What ingestion reads of a stored alert, in ingest_batch.AlertRow's field order.
-ALERT_READ_COLUMNS = (
-    "id", "fingerprint", "starts_at", "status", "severity", "labels", "annotations",
-    "ends_at", "generator_url", "grouping_key", "incident_id", "last_received_at",
-    "receive_count",
-)  # fmt: skip
-
-
-def _postgres() -> bool:
-    return connection.vendor == "postgresql"
-
+from incidents.ingest.write import (
+    ALERT_READ_COLUMNS,
+    ALERT_UPDATE_COLUMNS,
+    INCIDENT_UPDATE_COLUMNS,
+    AlertRow,
+    M,
+    Row,
+    json_value,
+)
+from incidents.models import Alert, Incident, WebhookReceipt
 
 _TIMESTAMPTZ_OID = psycopg.adapters.types["timestamptz"].oid
 
@@ -82,7 +49,7 @@ _TIMESTAMPTZ_OID = psycopg.adapters.types["timestamptz"].oid
 @contextmanager
 def _cursor() -> Iterator[CursorWrapper]:
     """Django's cursor wrapper (logging, counting, execute wrappers, error translation)
-    around a server-side binding psycopg cursor on the same connection (PostgreSQL)."""
+    around a server-side binding psycopg cursor on the same connection."""
     with connection.cursor() as django_cursor:  # connects, checks health and threads
         raw = psycopg.Cursor(connection.connection)
         tzloader = connection.connection.adapters.get_loader(_TIMESTAMPTZ_OID, Format.TEXT)
@@ -156,168 +123,7 @@ GROUP BY incident_id
 """
 
 
-def alerts_for_update(
-    *,
-    fingerprints: Sequence[str],
-    first: datetime,
-    last: datetime,
-    groups: Sequence[str],
-    orphans_since: datetime,
-) -> list[tuple[Any, ...]]:
-    """Lock and read (ALERT_READ_COLUMNS) the alerts with these fingerprints that started
-    between `first` and `last`, and the orphans of `groups` received since then, in
-    primary-key order. Labels and annotations may come as JSON text (json_value reads
-    them): a delivery overwrites them on the rows it names, so only orphans need them."""
-    if not _postgres():
-        known = models.Q(fingerprint__in=fingerprints, starts_at__gte=first, starts_at__lte=last)
-        orphan = models.Q(
-            incident__isnull=True, grouping_key__in=groups, last_received_at__gte=orphans_since
-        )
-        rows = Alert.objects.select_for_update().filter(known | orphan).order_by("pk")
-        return list(rows.values_list(*ALERT_READ_COLUMNS))
-    params: dict[str, str | datetime] = {
-        "fingerprints": _json(sorted(set(fingerprints))),
-        "first": first,
-        "last": last,
-        "groups": _json(sorted(groups)),
-        "since": orphans_since,
-    }
-    with _cursor() as cursor:
-        cursor.execute(_ALERTS_FOR_UPDATE, params)
-        found: list[tuple[Any, ...]] = cursor.fetchall()
-    return found
-
-
-def json_value(value: Any) -> Any:
-    """A jsonb column as alerts_for_update returned it (text on PostgreSQL)."""
-    return json.loads(value) if isinstance(value, str) else value
-
-
-def incidents_for_update(
-    *, ids: Sequence[int], groups: Sequence[str], resolved_since: datetime
-) -> list[Incident]:
-    """Lock and read incidents `ids`, and those of `groups` that are open or were
-    resolved since `resolved_since`, in primary-key order."""
-    if not _postgres():
-        q = models.Q(pk__in=ids) | models.Q(grouping_key__in=groups, status__in=_OPEN)
-        q |= models.Q(grouping_key__in=groups, resolved_at__gte=resolved_since)
-        return list(Incident.objects.select_for_update().filter(q).order_by("pk"))
-    params: dict[str, str | datetime] = {
-        "ids": _json(list(ids)),
-        "groups": _json(sorted(groups)),
-        "since": resolved_since,
-    }
-    with _cursor() as cursor:
-        cursor.execute(_INCIDENTS_FOR_UPDATE, params)
-        rows = cursor.fetchall()
-    names = [f.attname for f in _INCIDENT_FIELDS]
-    found = []
-    for row in rows:  # the columns in the model's order, jsonb as text: what from_db takes
-        values = list(row)
-        for i in _INCIDENT_JSON:
-            values[i] = json_value(values[i])
-        found.append(Incident.from_db(connection.alias, names, values))
-    return found
-
-
-_OPEN = ("triggered", "acknowledged", "mitigated")
-
-
-def firing_counts(incident_ids: Sequence[int]) -> dict[int, int]:
-    """How many firing alerts each of these incidents holds (absent: none)."""
-    if not incident_ids:
-        return {}
-    if not _postgres():
-        rows = (
-            Alert.objects.filter(incident_id__in=incident_ids, status=AlertStatus.FIRING)
-            .values("incident_id")
-            .annotate(n=Count("id"))
-            .values_list("incident_id", "n")
-        )
-        return dict(rows)
-    with _cursor() as cursor:
-        cursor.execute(_FIRING, [_json(list(incident_ids))])
-        return {int(pk): int(n) for pk, n in cursor.fetchall()}
-
-
-@functools.cache
-def _insert_sql(model: type[models.Model]) -> "tuple[str, list[models.Field[Any, Any]]]":
-    # Cached: a model's columns do not change while the process runs (and db_type per
-    # field per request cost more than the rest of the insert). attname is the column
-    # name: no field of these models renames its column.
-    fields = [f for f in model._meta.concrete_fields if not f.primary_key]
-    names = ", ".join(f.attname for f in fields)
-    types = ", ".join(f"{f.attname} {f.db_type(connection)}" for f in fields)
-    sql = (
-        f"INSERT INTO {model._meta.db_table} ({names}) SELECT {names} "  # noqa: S608
-        f"FROM jsonb_to_recordset(%s::jsonb) AS v({types}) RETURNING id"
-    )
-    return sql, fields
-
-
-def models_insert(objs: Sequence[M]) -> Sequence[M]:
-    """Insert unsaved instances of one model in one statement; each gets its primary key.
-    Like bulk_create: no save() or signals (TimelineEvent callers announce the events)."""
-    if not objs:
-        return objs
-    if not _postgres():
-        return type(objs[0])._default_manager.bulk_create(objs)
-    sql, fields = _insert_sql(type(objs[0]))
-    rows = []
-    for obj in objs:
-        # pre_save: what save() would store (auto_now stamps, for one).
-        rows.append({f.attname: f.pre_save(obj, True) for f in fields})
-    with _cursor() as cursor:
-        cursor.execute(sql, [_json(rows)])
-        ids = [pk for (pk,) in cursor.fetchall()]  # in the order of the array
-    for obj, pk in zip(objs, ids, strict=True):
-        obj.pk = pk
-        obj._state.adding = False
-        obj._state.db = connection.alias
-    return objs
-
-
-def alerts_insert(rows: Sequence[Row]) -> None:
-    """New alert rows (every column but id), in one plain INSERT: a concurrent delivery
-    of the same new alert fails on the unique constraint, and the caller retries the
-    whole delivery with the row visible. The rows go as they are: 50 model instances
-    cost more than the statement."""
-    if not rows:
-        return
-    if not _postgres():
-        Alert.objects.bulk_create([Alert(**row) for row in rows])
-        return
-    sql, _ = _insert_sql(Alert)
-    with _cursor() as cursor:
-        cursor.execute(sql, [_json(rows)])
-
-
-def alerts_update(rows: Sequence[Row]) -> None:
-    """Stored alert rows (id plus ALERT_UPDATE_COLUMNS each), locked by the caller."""
-    if not rows:
-        return
-    if not _postgres():
-        Alert.objects.bulk_update([Alert(**row) for row in rows], list(ALERT_UPDATE_COLUMNS))
-        return
-    with _cursor() as cursor:
-        cursor.execute(_UPDATE_ALERTS, [_json(rows)])
-
-
-def incidents_update(incidents: Sequence[Incident]) -> None:
-    """INCIDENT_UPDATE_COLUMNS of incidents locked by the caller, as they are in memory."""
-    if not incidents:
-        return
-    if not _postgres():
-        Incident.objects.bulk_update(list(incidents), list(INCIDENT_UPDATE_COLUMNS))
-        return
-    rows = [
-        {"id": inc.pk, **{name: getattr(inc, name) for name in INCIDENT_UPDATE_COLUMNS}}
-        for inc in incidents
-    ]
-    with _cursor() as cursor:
-        cursor.execute(_UPDATE_INCIDENTS, [_json(rows)])
-
-
+# --- the repeat fast path, outside any transaction ----------------------------------------
 @functools.cache
 def _receipt_fields() -> "list[models.Field[Any, Any]]":
     return [f for f in WebhookReceipt._meta.concrete_fields if not f.primary_key]
@@ -325,30 +131,6 @@ def _receipt_fields() -> "list[models.Field[Any, Any]]":
 
 def _receipt_values(receipt: WebhookReceipt, fields: "list[models.Field[Any, Any]]") -> list[Any]:
     return [f.get_db_prep_save(f.pre_save(receipt, True), connection) for f in fields]
-
-
-@functools.cache
-def _receipt_sql() -> "tuple[str, list[models.Field[Any, Any]]]":
-    fields = _receipt_fields()
-    sql = (
-        f"INSERT INTO {WebhookReceipt._meta.db_table} "  # noqa: S608
-        f"({', '.join(f.attname for f in fields)}) "
-        f"VALUES ({', '.join(['%s'] * len(fields))}) RETURNING id"
-    )
-    return sql, fields
-
-
-def receipt_insert(receipt: WebhookReceipt) -> int:
-    """Record one webhook body (the bulk of a request's bytes, and maybe not text: a
-    VALUES row, not jsonb); returns the receipt's id."""
-    if not _postgres():
-        receipt.save(force_insert=True)
-        return int(receipt.pk)
-    sql, fields = _receipt_sql()
-    with _cursor() as cursor:
-        cursor.execute(sql, _receipt_values(receipt, fields))
-        (receipt.pk,) = cursor.fetchone()
-    return int(receipt.pk)
 
 
 @functools.cache
@@ -381,8 +163,8 @@ def repeat_apply(
     its own: one round trip, and the bookkeeping and the receipt commit together.
 
     Returns the receipt's id; None (nothing written) when the body is not an unchanged
-    repeat, or off PostgreSQL, where the full path does the same work."""
-    if not _postgres() or not groups:
+    repeat."""
+    if not groups:
         return None
     sql, fields = _repeat_sql()
     values = _receipt_values(receipt, fields)
@@ -393,3 +175,135 @@ def repeat_apply(
         return None
     receipt.pk = int(row[0])
     return receipt.pk
+
+
+# --- the full path, in one transaction, in the order it runs --------------------------------
+def alerts_for_update(
+    *,
+    fingerprints: Sequence[str],
+    first: datetime,
+    last: datetime,
+    groups: Sequence[str],
+    orphans_since: datetime,
+) -> list[AlertRow]:
+    params: dict[str, str | datetime] = {
+        "fingerprints": _json(sorted(set(fingerprints))),
+        "first": first,
+        "last": last,
+        "groups": _json(sorted(groups)),
+        "since": orphans_since,
+    }
+    with _cursor() as cursor:
+        cursor.execute(_ALERTS_FOR_UPDATE, params)
+        found: list[tuple[Any, ...]] = cursor.fetchall()
+    return [AlertRow(*values) for values in found]
+
+
+def incidents_for_update(
+    *, ids: Sequence[int], groups: Sequence[str], resolved_since: datetime
+) -> list[Incident]:
+    params: dict[str, str | datetime] = {
+        "ids": _json(list(ids)),
+        "groups": _json(sorted(groups)),
+        "since": resolved_since,
+    }
+    with _cursor() as cursor:
+        cursor.execute(_INCIDENTS_FOR_UPDATE, params)
+        rows = cursor.fetchall()
+    names = [f.attname for f in _INCIDENT_FIELDS]
+    found = []
+    for row in rows:  # the columns in the model's order, jsonb as text: what from_db takes
+        values = list(row)
+        for i in _INCIDENT_JSON:
+            values[i] = json_value(values[i])
+        found.append(Incident.from_db(connection.alias, names, values))
+    return found
+
+
+@functools.cache
+def _insert_sql(model: type[models.Model]) -> "tuple[str, list[models.Field[Any, Any]]]":
+    # Cached: a model's columns do not change while the process runs (and db_type per
+    # field per request cost more than the rest of the insert). attname is the column
+    # name: no field of these models renames its column.
+    fields = [f for f in model._meta.concrete_fields if not f.primary_key]
+    names = ", ".join(f.attname for f in fields)
+    types = ", ".join(f"{f.attname} {f.db_type(connection)}" for f in fields)
+    sql = (
+        f"INSERT INTO {model._meta.db_table} ({names}) SELECT {names} "  # noqa: S608
+        f"FROM jsonb_to_recordset(%s::jsonb) AS v({types}) RETURNING id"
+    )
+    return sql, fields
+
+
+def models_insert(objs: Sequence[M]) -> Sequence[M]:
+    if not objs:
+        return objs
+    sql, fields = _insert_sql(type(objs[0]))
+    rows = []
+    for obj in objs:
+        # pre_save: what save() would store (auto_now stamps, for one).
+        rows.append({f.attname: f.pre_save(obj, True) for f in fields})
+    with _cursor() as cursor:
+        cursor.execute(sql, [_json(rows)])
+        ids = [pk for (pk,) in cursor.fetchall()]  # in the order of the array
+    for obj, pk in zip(objs, ids, strict=True):
+        obj.pk = pk
+        obj._state.adding = False
+        obj._state.db = connection.alias
+    return objs
+
+
+def alerts_insert(rows: Sequence[Row]) -> None:
+    """One plain INSERT (the rows go as they are: 50 model instances cost more than the
+    statement)."""
+    if not rows:
+        return
+    sql, _ = _insert_sql(Alert)
+    with _cursor() as cursor:
+        cursor.execute(sql, [_json(rows)])
+
+
+def alerts_update(rows: Sequence[Row]) -> None:
+    if not rows:
+        return
+    with _cursor() as cursor:
+        cursor.execute(_UPDATE_ALERTS, [_json(rows)])
+
+
+def firing_counts(incident_ids: Sequence[int]) -> dict[int, int]:
+    if not incident_ids:
+        return {}
+    with _cursor() as cursor:
+        cursor.execute(_FIRING, [_json(list(incident_ids))])
+        return {int(pk): int(n) for pk, n in cursor.fetchall()}
+
+
+def incidents_update(incidents: Sequence[Incident]) -> None:
+    if not incidents:
+        return
+    rows = [
+        {"id": inc.pk, **{name: getattr(inc, name) for name in INCIDENT_UPDATE_COLUMNS}}
+        for inc in incidents
+    ]
+    with _cursor() as cursor:
+        cursor.execute(_UPDATE_INCIDENTS, [_json(rows)])
+
+
+@functools.cache
+def _receipt_sql() -> "tuple[str, list[models.Field[Any, Any]]]":
+    fields = _receipt_fields()
+    sql = (
+        f"INSERT INTO {WebhookReceipt._meta.db_table} "  # noqa: S608
+        f"({', '.join(f.attname for f in fields)}) "
+        f"VALUES ({', '.join(['%s'] * len(fields))}) RETURNING id"
+    )
+    return sql, fields
+
+
+def receipt_insert(receipt: WebhookReceipt) -> int:
+    """The bulk of a request's bytes, and maybe not text: a VALUES row, not jsonb."""
+    sql, fields = _receipt_sql()
+    with _cursor() as cursor:
+        cursor.execute(sql, _receipt_values(receipt, fields))
+        (receipt.pk,) = cursor.fetchone()
+    return int(receipt.pk)
