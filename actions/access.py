@@ -10,7 +10,11 @@ from dataclasses import dataclass
 from django.core.cache import cache
 from django.utils.translation import gettext, ngettext
 
+from actions.capture import config_revisions_capture_now
 from actions.kinds import ActionError
+from actions.rbac import missing_permissions
+from console.liveness.heartbeat import consumed_queues
+from console.queues import ACTIONS
 
 log = logging.getLogger(__name__)
 CACHE_KEY = "actions:kubernetes-access"
@@ -49,8 +53,6 @@ class Access:
 
 
 def kubernetes_access_check() -> Access:
-    from actions.permissions import missing_permissions
-
     try:
         missing = missing_permissions()
     except ActionError as exc:
@@ -85,11 +87,7 @@ def log_access_at_worker_start(sender=None, **_kwargs) -> None:
     take a first look at the tracked ConfigMaps, so a router change made right after
     start-up already has a "before" to roll back to. Only on a worker that runs actions
     (`sender`, its consumer): the notifier has no Kubernetes credentials, by design."""
-    from actions.execution import config_revisions_capture_now
-    from console.heartbeat import consumed_queues
-    from console.liveness import ACTIONS_QUEUE
-
-    if sender is not None and ACTIONS_QUEUE not in consumed_queues(sender):
+    if sender is not None and ACTIONS not in consumed_queues(sender):
         return
     access = kubernetes_access_check()
     if access.ok:

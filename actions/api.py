@@ -9,6 +9,7 @@ from rest_framework import status
 from rest_framework.response import Response
 
 from actions import selectors, services
+from actions.permissions import APPROVE_ACTION, REQUEST_ACTION, VIEW_ACTIONS
 from actions.serializers import (
     ActionListQuerySerializer,
     ActionPreviewInputSerializer,
@@ -24,7 +25,6 @@ from console.errors import NotFound
 from console.http import AuthedApiRequest
 from console.permissions import HasConsoleRole, require_perm
 from incidents import selectors as incident_selectors
-from runbooks.permissions import APPROVE_ACTION, REQUEST_ACTION, VIEW_ACTIONS
 
 TAG = "actions"
 

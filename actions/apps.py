@@ -1,5 +1,12 @@
+from celery.signals import worker_ready
 from django.apps import AppConfig
 from django.utils.translation import gettext_lazy as _
+
+from actions import timeline_kinds
+from actions.kinds import KINDS
+from incidents.panels import incident_panel_register
+from incidents.timeline_kinds import timeline_kinds_register
+from runbooks.action_kinds import action_kinds_register
 
 
 class ActionsConfig(AppConfig):
@@ -7,22 +14,23 @@ class ActionsConfig(AppConfig):
     verbose_name = _("Actions")
 
     def ready(self) -> None:
-        from celery.signals import worker_ready
-
+        # registry: models load after apps are ready
         from actions.access import log_access_at_worker_start
-        from console.liveness import waiting_work_register
-        from incidents.panels import incident_panel_register
+        from actions.recommended import recommended_actions
+        from actions.selectors import action_runs_waiting_count
+        from console.liveness.banner import waiting_work_register
+        from runbooks.recommendations import triage_recommender_register
 
         worker_ready.connect(log_access_at_worker_start, weak=False)
         # console shows "no worker ... M action runs are waiting" but may not import us.
         waiting_work_register(
-            count=_count_waiting_runs, singular=_("action run"), plural=_("action runs")
+            count=action_runs_waiting_count, singular=_("action run"), plural=_("action runs")
         )
-        # incidents imports no higher app: we tell it our incident panel.
+        # incidents and runbooks import no higher app: we tell them what we add. The
+        # incident page's panel and timeline kind:
         incident_panel_register(key="actions", order=20, template="actions/_incident_section.html")
-
-
-def _count_waiting_runs() -> int:
-    from actions.models import ActionRun, ActionRunStatus
-
-    return ActionRun.objects.filter(status=ActionRunStatus.QUEUED).count()
+        timeline_kinds_register(app=self.name, kinds=timeline_kinds.LABELS)
+        # the kinds a runbook may name (the catalogue validates against them), and the
+        # triage branch's recommended actions, ready to request:
+        action_kinds_register(app=self.name, names=KINDS)
+        triage_recommender_register(recommended_actions)

@@ -7,10 +7,10 @@ from django.contrib.auth.models import User
 from django.utils import timezone
 
 from actions.models import FINAL_STATUSES, ActionRun, ActionRunEvent
+from actions.timeline_kinds import ACTION
 from actions.transitions import check_move
 from console.metrics.series import action_run_ended
 from incidents.services import incident_event_record
-from runbooks.timeline_kinds import ACTION
 
 TIMELINE_MAX = 1_900  # incidents caps timeline messages at 2,000 characters
 

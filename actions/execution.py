@@ -12,8 +12,11 @@ import logging
 import os
 import socket
 import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import timedelta
+from functools import partial
+from typing import TypeVar
 
 from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
@@ -21,9 +24,12 @@ from django.db import transaction
 from django.utils import timezone
 
 from actions.audit import run_record
+from actions.dispatch import ACTION_RUN_EXECUTE, task_send
 from actions.guard.services import guard_watch_start
+from actions.k8s import KubeApi, kube_api
 from actions.kinds import (
     ActionError,
+    ActionKind,
     Conflict,
     Plan,
     Snapshot,
@@ -35,6 +41,7 @@ from actions.preview import run_context as _context
 from actions.revisions import CONFIGMAP_KINDS, config_seen
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 
 def worker_identity() -> str:
@@ -97,7 +104,7 @@ def _claim(run_id: int, worker: str) -> tuple[ActionRun, bool] | None:
     return run, True
 
 
-def _retrying(what: str, run: ActionRun, call):
+def _retrying(what: str, run: ActionRun, call: Callable[[], T]) -> T:
     """Run a Kubernetes call, retrying timeouts and 5xx with exponential backoff."""
     tries = settings.ACTIONS_TRANSIENT_RETRIES
     delay = settings.ACTIONS_RETRY_BACKOFF_SECONDS
@@ -123,7 +130,7 @@ def _retrying(what: str, run: ActionRun, call):
 
 
 @contextmanager
-def _atomic(run: ActionRun):
+def _atomic(run: ActionRun) -> Iterator[None]:
     """A transaction for a status move. If it rolls back, the run in memory gets its status
     back too, so the failure handler moves the run from the status the row still has (the
     transition table refuses "succeeded to failed")."""
@@ -136,7 +143,14 @@ def _atomic(run: ActionRun):
         raise
 
 
-def _save(run: ActionRun, message: str, *, fields: tuple[str, ...], timeline=True, to=None):
+def _save(
+    run: ActionRun,
+    message: str,
+    *,
+    fields: tuple[str, ...],
+    timeline: bool = True,
+    to: str | None = None,
+) -> None:
     with transaction.atomic():
         run_record(run, message=message, fields=fields, timeline=timeline, to=to)
 
@@ -168,7 +182,7 @@ def _succeed(run: ActionRun, after: Snapshot | None, detail: str, note: str = ""
     guard_watch_start(run=run)
 
 
-def _verify(run: ActionRun, action, api, plan: Plan) -> tuple[bool, str]:
+def _verify(run: ActionRun, action: ActionKind, api: KubeApi, plan: Plan) -> tuple[bool, str]:
     """Read back until the desired state holds or ACTIONS_VERIFY_SECONDS pass (a recreated
     pod or a rolled group takes the controller a moment)."""
     deadline = time.monotonic() + settings.ACTIONS_VERIFY_SECONDS
@@ -179,7 +193,7 @@ def _verify(run: ActionRun, action, api, plan: Plan) -> tuple[bool, str]:
         time.sleep(settings.ACTIONS_VERIFY_INTERVAL_SECONDS)
 
 
-def _apply(run: ActionRun, action, api) -> None:
+def _apply(run: ActionRun, action: ActionKind, api: KubeApi) -> None:
     """Read, plan (guardrails), store before+plan, write; on 409 start over a bounded
     number of times, but first check whether the previous write landed after all."""
     ctx = _context(run.incident)
@@ -199,9 +213,7 @@ def _apply(run: ActionRun, action, api) -> None:
             _succeed_locked(run, current, "already in the desired state; nothing was written")
             return
         try:
-            after = _retrying(
-                "write", run, lambda c=current, p=plan: action.apply(api, run.params, c, p)
-            )
+            after = _retrying("write", run, partial(action.apply, api, run.params, current, plan))
         except Conflict as exc:
             previous = (current, plan)
             if attempt < conflicts:
@@ -219,12 +231,14 @@ def _apply(run: ActionRun, action, api) -> None:
         return
 
 
-def _succeed_locked(run, after, detail, note="") -> None:
+def _succeed_locked(run: ActionRun, after: Snapshot | None, detail: str, note: str = "") -> None:
     with _atomic(run):
         _succeed(run, after, detail, note)
 
 
-def _finish(run, action, api, plan: Plan, after: Snapshot, note: str = "") -> None:
+def _finish(
+    run: ActionRun, action: ActionKind, api: KubeApi, plan: Plan, after: Snapshot, note: str = ""
+) -> None:
     run.after, run.phase = after.as_dict(), "verifying"
     _save(run, "Written; reading back", fields=("after", "phase"), timeline=False)
     ok, detail = _verify(run, action, api, plan)
@@ -237,7 +251,7 @@ def _finish(run, action, api, plan: Plan, after: Snapshot, note: str = "") -> No
     _succeed_locked(run, after, detail, note)
 
 
-def _resume(run: ActionRun, action, api) -> None:
+def _resume(run: ActionRun, action: ActionKind, api: KubeApi) -> None:
     """A previous worker died holding this run. Finish it without writing twice."""
     if run.phase not in ("applying", "verifying") or not run.plan or not run.before:
         _apply(run, action, api)  # it died before writing anything
@@ -266,8 +280,6 @@ def action_run_execute(*, run_id: int, worker: str | None = None) -> None:
         return
     run, resuming = claim
     try:
-        from actions.k8s import kube_api
-
         action = kind_for(run.kind)
         api = kube_api()
         (_resume if resuming else _apply)(run, action, api)
@@ -288,8 +300,6 @@ def action_run_execute(*, run_id: int, worker: str | None = None) -> None:
 def action_runs_recover() -> int:
     """Beat: re-enqueue queued runs whose message went missing and running runs whose
     worker is gone; the task's claim decides what to do with each."""
-    from runbooks.tasks import action_run_execute_task
-
     now = timezone.now()
     stale = now - timedelta(seconds=settings.ACTIONS_REQUEUE_AFTER_SECONDS)
     ids = list(
@@ -303,21 +313,5 @@ def action_runs_recover() -> int:
         ).values_list("pk", flat=True)
     )
     for run_id in ids:
-        action_run_execute_task.delay(run_id)
+        task_send(ACTION_RUN_EXECUTE, run_id)
     return len(ids)
-
-
-def config_revisions_capture_now(reason: str = "periodic capture", *, guard: bool = False) -> int:
-    """Beat: keep the tracked ConfigMaps' history current (no-op without Kubernetes);
-    with `guard`, a change the console did not make starts a guard window."""
-    from actions.k8s import kube_api
-    from actions.revisions import config_revisions_capture
-
-    try:
-        api = kube_api()
-    except ActionError as exc:
-        log.info("not capturing ConfigMaps: %s", exc.message)
-        return 0
-    # No transaction around it: each revision is one insert, and HTTP reads must not hold
-    # SQLite's write lock.
-    return config_revisions_capture(api=api, reason=reason, guard=guard)

@@ -1,5 +1,6 @@
 """Action runs (the one row that is the truth about a remediation), their append-only
 audit log, and the ConfigMap revisions we keep because ConfigMaps have no history.
+Django finds an app's models here: the guard's (actions/guard/models.py) are imported below.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 
+from actions.guard.models import GuardWatch  # noqa: F401  (registered with the app)
 from console.append_only import AppendOnlyModel
 
 

@@ -16,7 +16,7 @@ from django.contrib.auth.models import User
 from django.utils.translation import gettext_noop
 
 from actions.concerns import open_incidents_about
-from runbooks.permissions import APPROVE_ACTION
+from actions.permissions import APPROVE_ACTION
 
 NAMED_INCIDENTS = 2  # the reason names this many; the rest are counted
 REASON_MAX = 300  # ActionRun.approval_reason

@@ -12,6 +12,7 @@ from django.contrib.auth.models import User
 from django.utils.translation import gettext_lazy, gettext_noop
 
 from actions import policy
+from actions.k8s import kube_api
 from actions.kinds import (
     KINDS,
     ActionError,
@@ -26,12 +27,12 @@ from actions.kinds import (
     kind_for,
 )
 from actions.models import ACTIVE_STATUSES, ActionRun, run_status_word
+from actions.permissions import REQUEST_ACTION
 from actions.revisions import CONFIGMAP_KINDS, config_seen, revision_lookup
 from console.errors import DomainError
 from console.permissions import require
 from incidents.models import Incident
 from incidents.selectors import incident_get
-from runbooks.permissions import REQUEST_ACTION
 
 
 @dataclass(frozen=True)
@@ -99,8 +100,6 @@ def busy_params(run: ActionRun) -> dict:
 
 def _plan_now(action, clean: dict, incident: Incident) -> tuple[dict, dict, str]:
     """Read, plan and dry-run; an object that changes under the preview is read again."""
-    from actions.k8s import kube_api
-
     api = kube_api()
     for attempt in range(3):
         snap = action.read(api, clean)

@@ -1,20 +1,19 @@
 """ConfigMap history that Kubernetes does not keep: we store the data whenever we see it
 change (before and after each of our writes, and every ACTIONS_CONFIG_CAPTURE_SECONDS
-from Celery beat), and rollback_router_config restores one of these revisions.
+from Celery beat: actions/capture.py), and rollback_router_config restores one of these
+revisions.
 """
 
 from __future__ import annotations
 
-import logging
 from datetime import datetime
 
 from django.conf import settings
 from django.utils import timezone
 
-from actions.kinds import KINDS, ActionError, ParamError, Revision
+from actions.kinds import KINDS, ParamError, Revision
 from actions.models import ConfigRevision
 
-log = logging.getLogger(__name__)
 CONFIGMAP_KINDS = ("rollback_router_config", "update_gateway_limits")
 
 
@@ -67,31 +66,6 @@ def config_seen(api, params: dict, *, reason: str, run=None, snap=None) -> Confi
         reason=reason,
         run=run,
     )
-
-
-def config_revisions_capture(*, api, reason: str = "periodic capture", guard: bool = False) -> int:
-    """Capture every tracked ConfigMap; returns how many revisions were new. With `guard`
-    (the periodic capture), a change the console did not make starts a guard window."""
-    stored = 0
-    for namespace, name in tracked_configmaps():
-        try:
-            snap = configmap_snapshot(api, namespace, name)
-        except ActionError as exc:
-            log.warning("cannot capture ConfigMap %s/%s: %s", namespace, name, exc)
-            continue
-        row = config_revision_store(
-            namespace=namespace,
-            name=name,
-            data=snap.state.get("data", {}),
-            resource_version=snap.resource_version,
-            reason=reason,
-        )
-        stored += row is not None
-        if row is not None and guard:
-            from actions.guard.services import guard_watch_start_for_revision
-
-            guard_watch_start_for_revision(revision=row)
-    return stored
 
 
 def _as_revision(row: ConfigRevision) -> Revision:

@@ -86,3 +86,8 @@ def run_guard(run: ActionRun) -> GuardWatch | None:
         return run.guard
     except GuardWatch.DoesNotExist:
         return None
+
+
+def action_runs_waiting_count() -> int:
+    """Runs queued for a worker: the "no worker" banner says how many wait. One query."""
+    return ActionRun.objects.filter(status=ActionRunStatus.QUEUED).count()

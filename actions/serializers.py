@@ -3,6 +3,7 @@
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from actions.guard.judge import threshold_text
 from actions.guard.models import GuardOutcome, GuardVerdict, GuardWatch
 from actions.models import ActionRun, ActionRunEvent, ActionRunStatus
 from actions.selectors import run_guard
@@ -65,8 +66,6 @@ class GuardSignalSerializer(serializers.Serializer):
     message = serializers.CharField(allow_blank=True)
 
     def get_threshold(self, spec: dict) -> str:
-        from actions.guard.judge import threshold_text
-
         return threshold_text(spec)
 
 

@@ -17,8 +17,10 @@ from django.utils.translation import gettext_lazy, gettext_noop
 
 from actions import policy
 from actions.audit import run_record
+from actions.dispatch import ACTION_RUN_EXECUTE, task_send
 from actions.kinds import ActionError, Snapshot, kind_for
 from actions.models import ActionRun, ActionRunStatus
+from actions.permissions import REQUEST_ACTION
 from actions.preview import (
     BUSY,
     Preview,
@@ -35,7 +37,6 @@ from console.permissions import require
 from incidents.models import IncidentStatus
 from incidents.permissions import ACKNOWLEDGE
 from incidents.services import incident_acknowledge
-from runbooks.permissions import REQUEST_ACTION
 
 __all__ = ["Preview", "action_run_preview"]  # re-exported: the pages and API preview here
 
@@ -162,10 +163,8 @@ def action_run_request(
 
 
 def _enqueue_on_commit(run: ActionRun) -> None:
-    from runbooks.tasks import action_run_execute_task
-
     run_id = run.pk
-    transaction.on_commit(lambda: action_run_execute_task.delay(run_id))
+    transaction.on_commit(lambda: task_send(ACTION_RUN_EXECUTE, run_id))
 
 
 def _locked(run_id: int) -> ActionRun:

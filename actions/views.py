@@ -23,13 +23,13 @@ from actions.forms import coerce_params, recommended_action
 from actions.guard.judge import guard_signal_rows
 from actions.kinds import kind_for
 from actions.models import ActionRunStatus
+from actions.permissions import APPROVE_ACTION, REQUEST_ACTION, VIEW_ACTIONS
 from actions.serializers import KIND_CHOICES
 from console.errors import DomainError, page_message
 from console.http import AuthedRequest
 from console.web import CHANGED_EVENT, FLASH_CLEARED, console_view, denied, flash, refused
 from incidents.models import Incident
 from incidents.selectors import incident_get
-from runbooks.permissions import APPROVE_ACTION, REQUEST_ACTION, VIEW_ACTIONS
 
 RUNS_PER_PAGE = 50
 POLL_SECONDS = 2  # a run's card polls this often while it is active
@@ -205,7 +205,7 @@ def action_request(request: AuthedRequest, pk: int):
             error=page_message(exc),
         )
     if not request.htmx:
-        return redirect("runbooks:action-run", run_id=run.pk)
+        return redirect("actions:action-run", run_id=run.pk)
     return _panel(request, incident, retarget=True)
 
 
@@ -216,7 +216,7 @@ def _decide(request: AuthedRequest, run_id: int, call, **kwargs):
         return refused(request, exc)  # the card's buttons are htmx: the message is a flash
     run = _run(run_id)
     if not request.htmx:
-        return redirect("runbooks:action-run", run_id=run.pk)
+        return redirect("actions:action-run", run_id=run.pk)
     response = render(request, "actions/_card.html", _card_context(request, run))
     return trigger_client_event(response, CHANGED_EVENT)
 
@@ -251,7 +251,7 @@ def run_undo(request: AuthedRequest, run_id: int):
     except (PermissionDenied, DomainError) as exc:
         return refused(request, exc)
     if not request.htmx:
-        return redirect("runbooks:action-run", run_id=undo.pk)
+        return redirect("actions:action-run", run_id=undo.pk)
     return _panel(request, incident_get(incident_id=undo.incident_id), retarget=True)
 
 

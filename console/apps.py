@@ -3,8 +3,10 @@ from django.apps import apps as global_apps
 from django.db.models.signals import post_migrate
 from django.utils.translation import gettext_lazy as _
 
-from console import encryption  # noqa: F401  (registers the deploy check on its keys)
-from console import migration_history  # noqa: F401  (refuses a database too old to upgrade)
+from console import (
+    encryption,  # noqa: F401  (registers the deploy check on its keys)
+    migration_history,  # noqa: F401  (refuses a database too old to upgrade)
+)
 
 
 def _sync_roles(sender, **kwargs) -> None:

@@ -4,9 +4,10 @@ The guard's (GUARD_USERNAME, default `console-guard`) is the first; a feature th
 its own (a pager, a chat bot) registers one with `service_account_register` when its
 module is imported (its app's `ready()`), so the next `migrate` makes it. Each one:
 
-- exists from the migrations on (console's initial migration and, after every migrate and test flush,
-  the post_migrate sync): code that acts as it only looks it up (`service_account_user`)
-  and never creates it, so nobody can sign in first under its name and become it;
+- exists from the migrations on (console's initial migration and, after every migrate
+  and test flush, the post_migrate sync): code that acts as it only looks it up
+  (`service_account_user`) and never creates it, so nobody can sign in first under its
+  name and become it;
 - has no usable password (the sign-in backends refuse it before any password is
   checked, console.oidc.backends.PasswordLoginPolicy), no single sign-on identity and no API
   token (`is_service_account` is what the token services ask);

@@ -20,6 +20,7 @@ from console.errors import NotFound
 from console.http import AuthedApiRequest
 from console.permissions import HasConsoleRole, require_perm
 from drills import selectors, services
+from drills.permissions import RUN_DRILL, VIEW_DRILLS
 from drills.serializers import (
     DrillPlanInputSerializer,
     DrillPlanSerializer,
@@ -28,7 +29,6 @@ from drills.serializers import (
     DrillRunSerializer,
     DrillStopInputSerializer,
 )
-from runbooks.permissions import RUN_DRILL, VIEW_DRILLS
 
 TAG = "drills"
 E409_TARGET = OpenApiResponse(

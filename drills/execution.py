@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 from datetime import timedelta
+from typing import Any
 
 from django.db import transaction
 from django.db.models import Q
@@ -19,10 +20,11 @@ from drills.adapters import FaultError, adapter_for
 from drills.history import drill_run_record
 from drills.models import DrillRun, DrillRunStatus
 from drills.scoring import drill_scorecard
-from drills.services import drill_target_check, real_sev1_open
+from drills.selectors import real_sev1_open
+from drills.targets import drill_target_check
+from drills.timeline_kinds import DRILL
 from incidents.models import Incident, IncidentStatus
 from incidents.services import incident_drill_mark
-from runbooks.timeline_kinds import DRILL
 
 log = logging.getLogger(__name__)
 RECOVERED = (IncidentStatus.MITIGATED, IncidentStatus.RESOLVED)
@@ -32,7 +34,7 @@ def _locked(run_id: int) -> DrillRun | None:
     return DrillRun.objects.select_for_update().select_related("plan").filter(pk=run_id).first()
 
 
-def _adapter_kw(run: DrillRun) -> dict:
+def _adapter_kw(run: DrillRun) -> dict[str, Any]:
     return {"namespace": run.namespace, "lws": run.lws}
 
 
@@ -48,7 +50,7 @@ def drill_run_inject(*, run_id: int) -> DrillRun | None:
     plan = run.plan_snapshot
     failure: DomainError | FaultError | None = None
     labels: dict[str, str] = {}
-    answer: dict = {}
+    answer: dict[str, Any] = {}
     try:
         labels = drill_target_check(namespace=run.namespace, lws=run.lws)
         answer = adapter_for(plan["adapter"]).inject(fault=plan["fault"], **_adapter_kw(run))
@@ -109,7 +111,7 @@ def _link(run: DrillRun) -> None:
         message=f"This incident is drill run #{run.pk} ({run.plan_snapshot['fault']} on "
         f"{run.namespace}/{run.lws}): left out of reports and MTTx by default.",
         payload={"drill_run": run.pk, "step": "linked",
-                 "url": reverse("runbooks:drill-run", args=[run.pk])},
+                 "url": reverse("drills:drill-run", args=[run.pk])},
     )  # fmt: skip
     drill_run_record(run, "incident_linked", f"Incident #{incident.pk} opened: {incident.title}")
 
@@ -169,8 +171,8 @@ def _finish(run_id: int, reason: str | None) -> DrillRun | None:
         return run
     plan = run.plan_snapshot
     failure: FaultError | None = None
-    cleared: dict = {}
-    restored: dict = {}
+    cleared: dict[str, Any] = {}
+    restored: dict[str, Any] = {}
     try:
         adapter = adapter_for(plan["adapter"])
         cleared = adapter.clear(fault=plan["fault"], **_adapter_kw(run))
@@ -191,7 +193,9 @@ def _finish(run_id: int, reason: str | None) -> DrillRun | None:
         return _score(run, reason, cleared=cleared, restored=restored)
 
 
-def _score(run: DrillRun, reason: str, *, cleared: dict, restored: dict) -> DrillRun:
+def _score(
+    run: DrillRun, reason: str, *, cleared: dict[str, Any], restored: dict[str, Any]
+) -> DrillRun:
     plan = run.plan_snapshot
     message = f"Cleared {plan['fault']} and restored the baseline ({reason})"
     if restored.get("note"):

@@ -8,8 +8,8 @@ from django.urls import reverse
 from django.utils import timezone
 
 from drills.models import DrillRun, DrillRunEvent
+from drills.timeline_kinds import DRILL
 from incidents.services import incident_event_record
-from runbooks.timeline_kinds import DRILL
 
 
 def drill_run_record(
@@ -32,6 +32,6 @@ def drill_run_record(
             incident_id=run.incident_id, kind=DRILL,
             message=f"Drill run #{run.pk}: {message}", actor=actor,
             payload={"drill_run": run.pk, "step": kind,
-                     "url": reverse("runbooks:drill-run", args=[run.pk]), **payload},
+                     "url": reverse("drills:drill-run", args=[run.pk]), **payload},
         )  # fmt: skip
     return event

@@ -124,7 +124,7 @@ def drill_scorecard(*, run, ended_reason: str) -> dict:
     run_links = [
         {
             "label": f"action run #{r.pk} ({r.kind})",
-            "url": reverse("runbooks:action-run", args=[r.pk]),
+            "url": reverse("actions:action-run", args=[r.pk]),
         }
         for r in fixes
     ]
@@ -150,7 +150,7 @@ def drill_scorecard(*, run, ended_reason: str) -> dict:
     undo_links = [
         {
             "label": f"action run #{r.pk} ({r.kind})",
-            "url": reverse("runbooks:action-run", args=[r.pk]),
+            "url": reverse("actions:action-run", args=[r.pk]),
         }
         for r in undone
     ]

@@ -3,11 +3,13 @@ checklist asks `drill_last_passed`). Each runs a fixed number of queries."""
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from django.db.models import QuerySet
 
 from drills.models import DrillPlan, DrillRun, DrillRunStatus
+from incidents.models import OPEN_STATUSES, Incident, Severity
 
 
 def _runs() -> QuerySet[DrillRun]:
@@ -61,3 +63,17 @@ def drill_runs(
 def drill_run_get(*, run_id: int) -> DrillRun | None:
     """A run with its history (two queries)."""
     return _runs().prefetch_related("events__actor").filter(pk=run_id).first()
+
+
+def real_sev1_open(
+    *, since: datetime | None = None, exclude_id: int | None = None
+) -> Incident | None:
+    """The oldest open real (not drill) SEV1 incident, triggered since `since` and other
+    than `exclude_id`: a drill is not started, and a running one stops, while there is one.
+    One query."""
+    qs = Incident.objects.filter(is_drill=False, severity=Severity.SEV1, status__in=OPEN_STATUSES)
+    if since is not None:
+        qs = qs.filter(triggered_at__gte=since)
+    if exclude_id is not None:
+        qs = qs.exclude(pk=exclude_id)
+    return qs.order_by("triggered_at", "id").first()

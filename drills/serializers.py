@@ -81,7 +81,7 @@ class DrillRunSerializer(serializers.ModelSerializer):
 
     @extend_schema_field(OpenApiTypes.STR)
     def get_url(self, obj: DrillRun) -> str:
-        return reverse("runbooks:drill-run", args=[obj.pk])
+        return reverse("drills:drill-run", args=[obj.pk])
 
 
 class DrillRunDetailSerializer(DrillRunSerializer):

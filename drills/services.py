@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Any
 
 from django.contrib.auth.models import User
@@ -12,22 +11,21 @@ from django.utils import timezone
 from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy, gettext_noop, pgettext_lazy
 
-from actions.k8s import kube_api
-from actions.kinds import ActionError
 from console.errors import DomainError
 from console.permissions import require
+from drills import tasks
 from drills.adapters import FaultError, adapter_for
 from drills.history import drill_run_record
 from drills.models import (
     ACTIVE_DRILL_STATUSES,
-    DRILL_LABEL,
     DrillPlan,
     DrillRun,
     DrillRunStatus,
 )
-from incidents.models import OPEN_STATUSES, Incident, Severity
+from drills.permissions import RUN_DRILL
+from drills.selectors import real_sev1_open
+from drills.targets import drill_target_check
 from runbooks.catalog import load_catalog
-from runbooks.permissions import RUN_DRILL
 
 SECONDS_MIN, SECONDS_MAX = 10, 24 * 3600
 TITLE_MAX, REASON_MAX = 200, 300
@@ -35,30 +33,6 @@ TITLE_MAX, REASON_MAX = 200, 300
 
 def require_drill_role(actor: User, what: str | Promise) -> None:
     require(actor, RUN_DRILL, what)
-
-
-def drill_target_check(*, namespace: str, lws: str) -> dict[str, str]:
-    """Read the LeaderWorkerSet from Kubernetes and refuse it unless it carries the drill
-    label. Returns the labels read (evidence)."""
-    try:
-        obj = kube_api().get_lws(namespace, lws)
-    except ActionError as exc:
-        raise DomainError(
-            gettext_noop("Could not check that %(target)s is a drill target: %(error)s"),
-            code="unavailable",
-            params={"target": f"{namespace}/{lws}", "error": exc},
-        ) from exc
-    labels = (obj.get("metadata") or {}).get("labels") or {}
-    if labels.get(DRILL_LABEL) != "true":
-        raise DomainError(
-            gettext_noop(
-                'leaderworkerset %(target)s is not labelled as a drill target (%(label)s: "true"); '
-                "a drill never runs against an unlabelled target."
-            ),
-            code="not_a_drill_target",
-            params={"target": f"{namespace}/{lws}", "label": DRILL_LABEL},
-        )
-    return labels
 
 
 def _seconds(name: str, value: Any) -> int:
@@ -172,17 +146,6 @@ def plan_snapshot(plan: DrillPlan) -> dict[str, Any]:
     return {f: getattr(plan, f) for f in fields}
 
 
-def real_sev1_open(
-    *, since: datetime | None = None, exclude_id: int | None = None
-) -> Incident | None:
-    qs = Incident.objects.filter(is_drill=False, severity=Severity.SEV1, status__in=OPEN_STATUSES)
-    if since is not None:
-        qs = qs.filter(triggered_at__gte=since)
-    if exclude_id is not None:
-        qs = qs.exclude(pk=exclude_id)
-    return qs.order_by("triggered_at", "id").first()
-
-
 # A drill run's status inside a sentence, lazy: English for the API, translated on pages.
 _STATUS_WORDS: dict[str, Promise] = {
     "starting": pgettext_lazy("drill run status in a sentence", "starting"),
@@ -287,7 +250,5 @@ def drill_stop(*, run_id: int, actor: User, reason: str = "") -> DrillRun:
 
 
 def _enqueue_on_commit(what: str, run_id: int) -> None:
-    from drills import tasks
-
     task = tasks.drill_run_inject if what == "inject" else tasks.drill_run_finish
     transaction.on_commit(lambda: task.delay(run_id))

@@ -3,6 +3,8 @@ stop button and the scorecard). Views authorise, call one service or selector, r
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
 from django.http import Http404
@@ -16,14 +18,21 @@ from console.http import AuthedRequest
 from console.web import console_view, denied, forbidden, refused
 from drills import selectors, services
 from drills.forms import DrillPlanForm
+from drills.permissions import RUN_DRILL, VIEW_DRILLS
 from runbooks.catalog import load_catalog
-from runbooks.permissions import RUN_DRILL, VIEW_DRILLS
+from runbooks.schema import Runbook
 
 POLL_SECONDS = 2
 
 
 def _can_run(request: AuthedRequest) -> bool:
     return request.user.has_perm(RUN_DRILL)
+
+
+def runbook_drills_section(request: AuthedRequest, runbook: Runbook) -> dict[str, Any]:
+    """The runbook page's drill section (DrillsConfig.ready() registers it with runbooks):
+    the runbook's last passed drill, its last run and its plans. Three queries."""
+    return {"drills": selectors.runbook_drill_summary(runbook=runbook.slug)}
 
 
 def _list_page(request: AuthedRequest, form, status=200):
@@ -57,7 +66,7 @@ def drill_list(request: AuthedRequest):
         unavailable = isinstance(exc, DomainError) and exc.code == "unavailable"
         return _list_page(request, form, status=409 if unavailable else 400)
     messages.success(request, _("Planned: %(title)s.") % {"title": plan.title})
-    return redirect("runbooks:drill-plan", plan_id=plan.pk)
+    return redirect("drills:drill-plan", plan_id=plan.pk)
 
 
 @require_GET
@@ -80,8 +89,8 @@ def drill_plan_start(request: AuthedRequest, plan_id: int):
     try:
         run = services.drill_start(plan_id=plan_id, actor=request.user)
     except (PermissionDenied, DomainError) as exc:
-        return refused(request, exc, back=reverse("runbooks:drill-plan", args=[plan_id]))
-    return redirect("runbooks:drill-run", run_id=run.pk)
+        return refused(request, exc, back=reverse("drills:drill-plan", args=[plan_id]))
+    return redirect("drills:drill-run", run_id=run.pk)
 
 
 def _run_context(request: AuthedRequest, run_id: int) -> dict:
@@ -143,4 +152,4 @@ def drill_run_stop(request: AuthedRequest, run_id: int):
         messages.error(request, page_message(exc))
     if request.htmx:
         return render(request, "drills/_run_card.html", _run_context(request, run_id))
-    return redirect("runbooks:drill-run", run_id=run_id)
+    return redirect("drills:drill-run", run_id=run_id)

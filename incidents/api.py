@@ -335,7 +335,7 @@ def _json_response(description: str, schema_name: str) -> dict:
 
 def schema_add_alertmanager_webhook(result, generator, request, public, **kwargs):
     """drf-spectacular postprocessing hook: document the Alertmanager webhook, a plain
-    Django view (incidents/webhook.py) that schema generation cannot see."""
+    Django view (incidents/ingest/receive.py) that schema generation cannot see."""
     components = result.setdefault("components", {})
     components.setdefault("schemas", {}).update(_WEBHOOK_SCHEMAS)
     components.setdefault("securitySchemes", {})["alertmanagerBearer"] = {

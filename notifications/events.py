@@ -15,8 +15,8 @@ from typing import Any
 
 from actions.models import ActionRunStatus
 from actions.timeline_kinds import ACTION
-from incidents.rules import is_worse
 from incidents.models import IncidentStatus, TimelineEvent, TimelineEventType
+from incidents.rules import is_worse
 from notifications.models import Event
 from postmortems.timeline_kinds import POSTMORTEM
 

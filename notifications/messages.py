@@ -78,7 +78,7 @@ def _summary(notice: Notice, incident: Incident | None) -> tuple[str, str]:
                 "kind": d.get("kind"),
                 "target": d.get("target"),
             }
-            page = reverse("runbooks:action-run", args=[d.get("run")])
+            page = reverse("actions:action-run", args=[d.get("run")])
         case Event.POSTMORTEM_IN_REVIEW:
             line = _("Postmortem #%(pm)s of incident #%(id)s is in review: %(title)s") % {
                 "pm": d.get("postmortem"),

@@ -6,7 +6,7 @@ from __future__ import annotations
 from django.conf import settings
 
 from actions.k8s import LWS_GROUP, LWS_PLURAL, LWS_VERSION
-from actions.permissions import actions_namespace
+from actions.rbac import actions_namespace
 
 
 def namespaces() -> list[str]:

@@ -9,9 +9,9 @@ from console.permissions import HasConsoleRole, require_perm
 from incidents import selectors
 from incidents.permissions import VIEW
 from runbooks.auto_triage.queue import auto_triage_seen
+from runbooks.recommendations import recommended_actions
 from runbooks.serializers import TriageSerializer, triage_data
 from runbooks.triage import incident_alerts_firing_first, incident_triage
-from runbooks.triage_actions import recommended_actions
 
 
 @extend_schema(tags=["runbooks"])

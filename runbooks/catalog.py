@@ -19,6 +19,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from django.conf import settings
 from django.utils.translation import get_language
 
 from runbooks import translations
@@ -100,8 +101,6 @@ class Catalog:
 
 def default_dir() -> Path:
     """`settings.RUNBOOKS_CATALOG_DIR` when set (tests point it at a broken copy)."""
-    from django.conf import settings
-
     if settings.configured:
         return Path(settings.RUNBOOKS_CATALOG_DIR)
     return DEFAULT_DIR

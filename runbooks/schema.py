@@ -14,7 +14,6 @@ from typing import Any
 from django.apps import apps
 from django.db.models import Field
 
-from actions.kinds import KINDS
 from incidents.models import Severity
 
 PLACEHOLDERS = ("namespace", "lws", "pod", "node")
@@ -26,8 +25,8 @@ COMPARATORS = {
     "==": operator.eq,
     "!=": operator.ne,
 }
-# The action kinds' registry (README "Actions"; one module each in actions/kinds/).
-ACTION_KINDS = tuple(KINDS)
+# The action kinds a runbook may name are registered by the actions app:
+# runbooks.action_kinds.
 CATEGORIES = ("resource", "communication", "scheduling", "model", "framework", "upstream")
 SEVERITIES = tuple(Severity.values)
 # What a triage check can say. Only "firing" ever makes a condition true.

@@ -12,6 +12,7 @@ from typing import Any
 
 from django.utils.translation import gettext, pgettext
 
+from incidents.timeline_text import timeline_text_register
 from runbooks.catalog import load_catalog
 from runbooks.schema import Runbook
 from runbooks.timeline_kinds import AUTO_TRIAGE, DIAGNOSIS_CONFIRMED
@@ -106,7 +107,5 @@ def _diagnosis_confirmed(message: str, payload: dict[str, Any]) -> str | None:
 
 def register() -> None:
     """Called once from RunbooksConfig.ready."""
-    from incidents.timeline_text import timeline_text_register
-
     timeline_text_register(AUTO_TRIAGE, _auto_triage)
     timeline_text_register(DIAGNOSIS_CONFIRMED, _diagnosis_confirmed)

@@ -27,7 +27,6 @@ from django_htmx.http import trigger_client_event
 from console.errors import DomainError
 from console.http import AuthedRequest
 from console.web import CHANGED_EVENT, FLASH_CLEARED, console_view, refused
-from drills.selectors import runbook_drill_summary
 from incidents.models import Incident, TimelineEvent
 from incidents.permissions import VIEW
 from incidents.selectors import incident_get
@@ -174,7 +173,6 @@ def runbook_detail(request: AuthedRequest, slug: str):
         "category": category,
         "branches": _branches(runbook),
         "steps": STEPS,
-        "drills": runbook_drill_summary(runbook=runbook.slug),
     }
     return render(request, "runbooks/detail.html", context)
 

@@ -21,7 +21,7 @@ WORKER_USER = "system:serviceaccount:llm-serving:console-worker"
 READ_ONLY_USER = "system:serviceaccount:llm-serving:read-only"
 
 _WORKER_PERMISSIONS = {
-    # Exactly deploy/k8s/rbac.yaml (actions/permissions.py REQUIRED; a unit test
+    # Exactly deploy/k8s/rbac.yaml (actions/rbac.py REQUIRED; a unit test
     # keeps the three in step), so a missing grant fails here as it would in a cluster.
     # scale_lws (scale subresource), set_enforce_eager and restart_lws_group (the LWS);
     # list: the pre-launch checklist finds the deployments it verifies

@@ -11,7 +11,6 @@ an undo that needs approval waits for a commander.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -22,17 +21,21 @@ from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.utils import timezone
 
-from actions.guard.judge import judge as guard
+from actions.dispatch import GUARD_WATCH_EVALUATE, task_send
+from actions.guard import judge as guard
 from actions.guard.models import GuardOutcome, GuardVerdict, GuardWatch
 from actions.kinds import kind_for
 from actions.models import ActionRun, ActionRunStatus, ConfigRevision
+from actions.services import action_run_request, action_run_undo
+from actions.timeline_kinds import ACTION
 from console.errors import DomainError
 from console.outgoing import OutgoingRefused, user_request
 from console.service_accounts import GUARD, service_account_user
-from incidents.models import Alert, Incident
+from incidents.models import OPEN_STATUSES, Alert, Incident
 from incidents.services import incident_event_record
+from runbooks.catalog import load_catalog
 from runbooks.schema import Guard, Runbook
-from runbooks.timeline_kinds import ACTION
+from runbooks.triage import incident_alerts_firing_first, incident_labels, incident_runbook
 
 log = logging.getLogger(__name__)
 MESSAGE_MAX = 1_900
@@ -65,12 +68,8 @@ def _label(watch: GuardWatch) -> str:
 
 
 def _schedule(watch: GuardWatch, seconds: float) -> None:
-    from runbooks.tasks import guard_watch_evaluate_task
-
     watch_id, countdown = watch.pk, max(1, round(seconds))
-    transaction.on_commit(
-        lambda: guard_watch_evaluate_task.apply_async((watch_id,), countdown=countdown)
-    )
+    transaction.on_commit(lambda: task_send(GUARD_WATCH_EVALUATE, watch_id, countdown=countdown))
 
 
 def _window(runbook_guard: Guard) -> tuple[int, int]:
@@ -124,15 +123,13 @@ def _start(
 def guard_watch_start(*, run: ActionRun) -> GuardWatch | None:
     """Called in the worker's transaction when a run succeeds. An undo is not guarded
     (undoing the undo would loop), nor a run that wrote nothing."""
-    from runbooks.triage import incident_alerts_firing_first, incident_labels, incident_runbook
-
     if run.undo_of_id or not run.before or run.plan is None:
         return None
     if (run.plan or {}).get("desired") == (run.before or {}).get("state"):
         return None  # already in the desired state: nothing changed, nothing to watch
     incident = run.incident
     alerts = incident_alerts_firing_first(incident)
-    runbook = _runbook(run.runbook or incident.runbook, incident, alerts, incident_runbook)
+    runbook = _runbook(run.runbook or incident.runbook, incident, alerts)
     if runbook is None or runbook.guard is None:
         return None
     return _start(
@@ -152,9 +149,6 @@ def guard_watch_start_for_revision(*, revision: ConfigRevision) -> GuardWatch | 
     namespace, as for a run of our own. No open incident: nobody to tell, no watch (the
     revision is still kept and can be rolled back by hand). The first capture of a
     ConfigMap is not a change."""
-    from incidents.models import OPEN_STATUSES, Incident
-    from runbooks.triage import incident_alerts_firing_first, incident_labels, incident_runbook
-
     if revision.run_id is not None:
         return None  # our own write: its run carries the guard
     earlier = ConfigRevision.objects.filter(
@@ -172,7 +166,7 @@ def guard_watch_start_for_revision(*, revision: ConfigRevision) -> GuardWatch | 
     if incident is None:
         return None
     alerts = incident_alerts_firing_first(incident)
-    runbook = _runbook(incident.runbook, incident, alerts, incident_runbook)
+    runbook = _runbook(incident.runbook, incident, alerts)
     if runbook is None or runbook.guard is None:
         return None
     return _start(
@@ -185,14 +179,7 @@ def guard_watch_start_for_revision(*, revision: ConfigRevision) -> GuardWatch | 
     )
 
 
-def _runbook(
-    slug: str,
-    incident: Incident,
-    alerts: list[Alert],
-    incident_runbook: Callable[[Incident, list[Alert]], Runbook | None],
-) -> Runbook | None:
-    from runbooks.catalog import load_catalog
-
+def _runbook(slug: str, incident: Incident, alerts: list[Alert]) -> Runbook | None:
     return load_catalog().get(slug) if slug else incident_runbook(incident, alerts)
 
 
@@ -319,8 +306,6 @@ def _not_undoable(watch: GuardWatch) -> str:
 
 
 def _request_undo(watch: GuardWatch) -> ActionRun | None:
-    from actions.services import action_run_request, action_run_undo
-
     key = f"guard-{watch.pk}-undo"
     if watch.run is not None:
         if not kind_for(watch.run.kind).undoable:
@@ -399,8 +384,6 @@ def _deliver(text: str) -> str:
 def guard_watches_recover() -> int:
     """Beat: re-enqueue watches whose countdown chain went missing (a lost message or a
     worker restart) and breaches whose undo or page was never made."""
-    from runbooks.tasks import guard_watch_evaluate_task
-
     now = timezone.now()
     ids = []
     for watch in GuardWatch.objects.filter(verdict=GuardVerdict.WATCHING).only(
@@ -415,5 +398,5 @@ def guard_watches_recover() -> int:
         ).values_list("pk", flat=True)
     )
     for watch_id in ids:
-        guard_watch_evaluate_task.delay(watch_id)
+        task_send(GUARD_WATCH_EVALUATE, watch_id)
     return len(ids)

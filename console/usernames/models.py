@@ -8,7 +8,7 @@ from django.utils.translation import gettext_lazy as _
 
 class UsernameKey(models.Model):
     """Kept by signals on every save that may change a username. A user without a row
-    is one whose name already collided when the keys were first filled (when the keys were first filled
+    is one whose name already collided when the keys were first filled (that fill
     logs them): they keep their account until an admin renames one of the two."""
 
     user = models.OneToOneField(

@@ -25,9 +25,6 @@ from incidents.services.lifecycle import REASON_MAX_CHARS, _clean_text
 from incidents.timeline_kinds import timeline_kind_known
 from incidents.timeline_signal import timeline_announce
 
-# Until runbooks/apps.py and notifications/apps.py import it from incidents.timeline_signal.
-from incidents.timeline_signal import timeline_appended as timeline_appended
-
 MESSAGE_MAX_CHARS = 2_000
 
 

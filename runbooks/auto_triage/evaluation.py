@@ -23,10 +23,10 @@ from django.db import connection, transaction
 from incidents.models import OPEN_STATUSES, Incident, TimelineEvent
 from incidents.selectors import incidents_lock
 from incidents.services import incident_events_record
+from runbooks.recommendations import RecommendedAction, recommended_actions
 from runbooks.timeline_kinds import AUTO_TRIAGE
 from runbooks.timeline_text import first_sentence
 from runbooks.triage import TriageResult, alerts_firing_first_many, incident_triage
-from runbooks.triage_actions import RecommendedAction, recommended_actions
 
 log = logging.getLogger(__name__)
 

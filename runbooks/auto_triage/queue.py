@@ -25,6 +25,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable
 
+from celery import current_app
 from django.conf import settings
 from django.core.cache import cache
 from django.db import transaction
@@ -34,6 +35,7 @@ from runbooks.auto_triage.evaluation import auto_triage_last, auto_triage_run_ma
 from runbooks.auto_triage.models import AutoTriageDue
 from runbooks.triage import TriageResult
 
+DRAIN_TASK = "runbooks.tasks.auto_triage_drain"
 BATCH = 25  # incidents per claim: one batch's queries and one INSERT
 DRAIN_BUDGET_S = 20.0  # then hand over to another drain (the task's soft limit is 50 s)
 WAKE_KEY = "runbooks:auto-triage:drain-queued"
@@ -75,11 +77,12 @@ def _shared_cache() -> bool:
 def _wake() -> None:
     if _shared_cache() and not cache.add(WAKE_KEY, 1, WAKE_SECONDS):
         return  # a drain is queued and has not claimed yet: it will see these rows
-    from runbooks.tasks import auto_triage_drain
-
+    # By name: runbooks/tasks.py wraps this module's drain, so this module cannot import
+    # it; RunbooksConfig.ready() imports it, so every process has it registered.
+    drain = current_app.tasks[DRAIN_TASK]
     try:
         # No publish retries: with the broker down the caller should not wait.
-        auto_triage_drain.apply_async(countdown=WAKE_DELAY_S, retry=False)
+        drain.apply_async(countdown=WAKE_DELAY_S, retry=False)
     except Exception:
         cache.delete(WAKE_KEY)  # nothing is queued after all: let the next request try
         raise

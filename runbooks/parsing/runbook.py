@@ -13,12 +13,12 @@ from typing import Any
 
 import yaml
 
-from incidents.grouping import RUNBOOK_SLUG_RULE, is_runbook_slug
+from incidents.rules import RUNBOOK_SLUG_RULE, is_runbook_slug
 from runbooks import placeholders as ph
+from runbooks.action_kinds import action_kind_names
 from runbooks.fields import Fields
 from runbooks.parsing.guard import parse_guard
 from runbooks.schema import (
-    ACTION_KINDS,
     CATEGORIES,
     COMPARATORS,
     PLACEHOLDERS,
@@ -195,7 +195,7 @@ def _tree(f: Fields, value: Any, check_ids: set[str], kinds: set[str]) -> tuple[
             raise f.error(f"{p}.when", "the last branch is the catch-all and has no condition")
         recommended = f.seq(d["recommended_actions"], f"{p}.recommended_actions", allow_empty=True)
         for j, kind in enumerate(recommended):
-            f.choice(kind, f"{p}.recommended_actions[{j}]", ACTION_KINDS)
+            f.choice(kind, f"{p}.recommended_actions[{j}]", action_kind_names())
             if kind not in kinds:
                 raise f.error(
                     f"{p}.recommended_actions[{j}]", f"{kind} has no emergency_actions entry"
@@ -233,7 +233,7 @@ def _action(f: Fields, item: Any, p: str) -> ActionRef:
 
     walk(params, f"{p}.params")
     return ActionRef(
-        kind=f.choice(d["kind"], f"{p}.kind", ACTION_KINDS),
+        kind=f.choice(d["kind"], f"{p}.kind", action_kind_names()),
         title=f.text(d["title"], f"{p}.title"),
         params=MappingProxyType(dict(params)),  # type: ignore[arg-type]
         why=f.text(d["why"], f"{p}.why"),

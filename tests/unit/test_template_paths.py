@@ -68,8 +68,8 @@ NAV = ("Incidents", "Runbooks", "Actions", "Drills", "Postmortems", "Reports", "
     [
         ("incidents:list", "Incidents"),
         ("runbooks:catalogue", "Runbooks"),
-        ("runbooks:actions", "Actions"),
-        ("runbooks:drills", "Drills"),
+        ("actions:actions", "Actions"),
+        ("drills:drills", "Drills"),
         ("postmortems:list", "Postmortems"),
         ("postmortems:reports", "Reports"),
         ("readiness:list", "Readiness"),

@@ -211,8 +211,8 @@ def test_the_periodic_capture_guards_a_change_the_console_did_not_make(sim, api)
     """An outside write to the router ConfigMap (kubectl, a pipeline) while an incident is
     open in its namespace: the beat's capture stores the revision and starts a guard on
     that incident; the capture at worker start only records it."""
+    from actions.capture import config_revisions_capture
     from actions.guard.models import GuardWatch
-    from actions.revisions import config_revisions_capture
     from tests.factories import AlertFactory, IncidentFactory
 
     assert config_revisions_capture(api=api, guard=True) == 2  # the first look: no guard

@@ -8,10 +8,10 @@ from django.core.exceptions import PermissionDenied
 
 from actions import services
 from actions.models import ActionRun, ActionRunEvent, ActionRunStatus
+from actions.timeline_kinds import ACTION
 from console import roles
 from console.errors import DomainError
 from incidents.models import TimelineEvent
-from runbooks.timeline_kinds import ACTION
 from tests.factories import IncidentFactory
 from tests.helpers import task_callbacks
 

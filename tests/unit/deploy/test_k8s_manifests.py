@@ -20,7 +20,7 @@ import kubernetes_validate
 import pytest
 import yaml
 
-from actions.permissions import REQUIRED
+from actions.rbac import REQUIRED
 from tests.conftest import need_service
 
 ROOT = Path(__file__).resolve().parents[3]

@@ -13,9 +13,10 @@ from console.errors import DomainError
 from drills import execution, services
 from drills.models import DrillPlan, DrillRun, DrillRunStatus
 from drills.selectors import drill_last_passed
+from drills.timeline_kinds import DRILL
 from incidents.models import Incident
 from incidents.services import incident_acknowledge, incident_event_record
-from runbooks.timeline_kinds import DIAGNOSIS_CONFIRMED, DRILL
+from runbooks.timeline_kinds import DIAGNOSIS_CONFIRMED
 from tests.payloads import alert, notification
 
 pytestmark = pytest.mark.django_db

@@ -21,7 +21,10 @@ def test_viewers_see_but_cannot_plan_start_or_stop(client, make_user, make_plan,
     assert "needs the commander role" in page
     assert 'data-testid="plan-form"' not in page
     assert "Start drill" not in client.get(f"/runbooks/drills/plans/{plan.pk}/").content.decode()
-    assert 'data-testid="stop-drill"' not in client.get(f"/drills/runs/{run.pk}/").content.decode()
+    assert (
+        'data-testid="stop-drill"'
+        not in client.get(f"/runbooks/drills/runs/{run.pk}/").content.decode()
+    )
     assert client.post(f"/runbooks/drills/plans/{plan.pk}/start/").status_code == 403
     assert client.post(f"/runbooks/drills/runs/{run.pk}/stop/").status_code == 403
     assert client.post("/runbooks/drills/", {"runbook": "ttft-spike"}).status_code == 403

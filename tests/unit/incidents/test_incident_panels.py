@@ -39,7 +39,7 @@ def test_the_registered_panels_render_in_order_with_their_urls(viewer_client):
     body = _page(viewer_client, incident)
     expected = [
         ("runbook-triage", reverse("runbooks:incident-triage", args=[incident.pk])),
-        ("runbook-actions", reverse("runbooks:incident-actions", args=[incident.pk])),
+        ("runbook-actions", reverse("actions:incident-actions", args=[incident.pk])),
         ("runbook-signals", reverse("runbooks:incident-signals", args=[incident.pk])),
         ("incident-postmortem", reverse("postmortems:incident-panel", args=[incident.pk])),
     ]

@@ -31,8 +31,8 @@ STORED = {
     "silence_expired": ("incidents", "Silence expired"),
     "diagnosis_confirmed": ("runbooks", "Diagnosis confirmed"),
     "runbook_step": ("runbooks", "Runbook step done"),
-    "action": ("runbooks", "Action"),
-    "drill": ("runbooks", "Drill"),
+    "action": ("actions", "Action"),
+    "drill": ("drills", "Drill"),
     "auto_triage": ("runbooks", "Auto-triage"),
     "postmortem": ("postmortems", "Postmortem"),
     "action_item": ("postmortems", "Action item"),
@@ -81,8 +81,8 @@ def test_an_unknown_kind_is_refused():
 
 
 def test_one_kind_has_one_owner(registry):
-    timeline_kinds_register(app="runbooks", kinds={"action": "Action"})  # again: a no-op
-    with pytest.raises(ImproperlyConfigured, match="already registered by runbooks"):
+    timeline_kinds_register(app="actions", kinds={"action": "Action"})  # again: a no-op
+    with pytest.raises(ImproperlyConfigured, match="already registered by actions"):
         timeline_kinds_register(app="chaos", kinds={"action": "Chaos action"})
     with pytest.raises(ImproperlyConfigured, match="lowercase letters"):
         timeline_kinds_register(app="chaos", kinds={"Chaos Kind": "Chaos"})

@@ -7,9 +7,10 @@ from pathlib import Path
 import pytest
 import yaml
 
+from runbooks.action_kinds import ACTION_KINDS
 from runbooks.catalog import bracket_problem, load_catalog, runbook_for_labels
 from runbooks.placeholders import PLACEHOLDER, fill_command, fill_promql
-from runbooks.schema import ACTION_KINDS, CATEGORIES
+from runbooks.schema import CATEGORIES
 
 RULES = Path(__file__).resolve().parents[3] / "deploy" / "prometheus" / "rules"
 # slug -> (alert, one-click fixes)

@@ -1,4 +1,4 @@
-"""One rule for a runbook's name wherever one arrives (incidents.grouping.RUNBOOK_SLUG_RE):
+"""One rule for a runbook's name wherever one arrives (incidents.rules.RUNBOOK_SLUG_RE):
 an alert's `runbook` label, a responder's choice on the incident, a catalogue file. A
 name one of them accepts, the others accept too."""
 
@@ -9,8 +9,8 @@ import yaml
 
 from console import roles
 from console.errors import DomainError
-from incidents.alertmanager import ParsedAlert
-from incidents.grouping import runbook_slug
+from incidents.ingest.decide import runbook_slug
+from incidents.ingest.parse import ParsedAlert
 from incidents.services import incident_runbook_set
 from runbooks.catalog import load_catalog
 from runbooks.schema import CatalogError

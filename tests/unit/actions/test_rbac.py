@@ -8,11 +8,11 @@ import yaml
 from django.core.management import CommandError, call_command
 
 from actions.k8s import LWS_GROUP
-from actions.permissions import REQUIRED, missing_permissions
+from actions.rbac import REQUIRED, missing_permissions
 from simulator.k8s_api import default_tokens
 from simulator.k8s_auth import USER_PREFIX, token_for
 
-RBAC = Path(__file__).resolve().parents[4] / "deploy" / "k8s" / "rbac.yaml"
+RBAC = Path(__file__).resolve().parents[3] / "deploy" / "k8s" / "rbac.yaml"
 
 
 def _grants(doc: dict, namespaced: bool) -> set[tuple]:

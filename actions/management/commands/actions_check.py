@@ -3,7 +3,7 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from actions.kinds import ActionError
-from actions.permissions import REQUIRED, missing_permissions
+from actions.rbac import REQUIRED, missing_permissions
 
 
 class Command(BaseCommand):

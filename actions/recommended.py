@@ -5,32 +5,23 @@ For each emergency action of the runbook whose kind the branch recommends: its n
 alert labels exactly as the confirmation dialog fills them (actions.forms), and
 whether the approval policy wants a second person. A read: nothing is written, and the
 cluster is not asked (the request, and a preview, read it and decide again).
+
+runbooks' triage API and auto-triage ask for these through runbooks.recommendations, where
+ActionsConfig.ready() registers `recommended_actions`.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from actions import policy
 from actions.forms import filled_params
 from actions.kinds import KINDS, ActionError, kind_for
-from incidents.models import Incident
+from incidents.models import Alert, Incident
 from runbooks.catalog import load_catalog
 from runbooks.placeholders import missing
+from runbooks.recommendations import RecommendedAction
 from runbooks.triage import TriageResult, incident_labels
-
-
-@dataclass(frozen=True)
-class RecommendedAction:
-    index: int  # position in the runbook's emergency_actions: the button's `action`
-    kind: str
-    title: str
-    why: str
-    params: dict[str, Any]
-    needs_labels: tuple[str, ...]  # placeholders no alert label fills (left as "{pod}")
-    requires_approval: bool | None  # None: the parameters are not complete or not valid
-    approval_reason: str
 
 
 def _approval(kind: str, params: dict[str, Any], incident: Incident) -> tuple[bool | None, str]:
@@ -47,7 +38,7 @@ def _approval(kind: str, params: dict[str, Any], incident: Incident) -> tuple[bo
 
 
 def recommended_actions(
-    *, incident: Incident, result: TriageResult, alerts: list, approval: bool = True
+    *, incident: Incident, result: TriageResult, alerts: list[Alert], approval: bool = True
 ) -> list[RecommendedAction]:
     """`alerts`: the list incident_triage used (incident_alerts_firing_first). With
     `approval`, one query per complete action (the policy's look for other open incidents

@@ -15,13 +15,13 @@ from rest_framework.test import APIClient
 
 from actions.forms import coerce_params
 from actions.models import ActionRun
+from actions.recommended import recommended_actions
 from console import roles
 from console.api_tokens.models import ApiToken
 from incidents.models import Incident
 from runbooks.catalog import load_catalog
 from runbooks.serializers import triage_data
 from runbooks.triage import incident_alerts_firing_first, incident_triage
-from runbooks.triage_actions import recommended_actions
 from tests.helpers import free_port
 from tests.payloads import alert, notification
 from tests.prometheus_standin import StandInPrometheus
