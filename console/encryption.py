@@ -84,7 +84,7 @@ def fernet_keys() -> list[bytes]:
     if not salts:
         raise ImproperlyConfigured(
             "FIELD_ENCRYPTION_KEYS is not set, so stored secrets can be neither encrypted "
-            "nor read. Set it to a random key of at least 32 characters (README, "
+            "nor read. Set it to a random key of at least 32 characters (docs/security.md, "
             "'Secrets at rest')."
         )
     secret_keys = (settings.SECRET_KEY, *settings.SECRET_KEY_FALLBACKS)
@@ -177,7 +177,7 @@ def field_encryption_keys_check(app_configs: Any = None, **kwargs: Any) -> list[
     keys = settings.FIELD_ENCRYPTION_KEYS
     hint = (
         "Generate one with: python -c 'import secrets; print(secrets.token_urlsafe(32))' "
-        "and keep it in the secret store beside SECRET_KEY (README, 'Secrets at rest')."
+        "and keep it in the secret store beside SECRET_KEY (docs/security.md, 'Secrets at rest')."
     )
     if not keys:
         return [

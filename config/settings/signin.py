@@ -46,7 +46,7 @@ AXES_WHITELIST_CALLABLE = "console.oidc.backends.axes_skips"
 # --- Sign-in: single sign-on (OpenID Connect) and local passwords ------------------------
 # Off unless OIDC_ISSUER, OIDC_RP_CLIENT_ID and OIDC_RP_CLIENT_SECRET are all set. The
 # endpoints come from the issuer's discovery document (<issuer>/.well-known/
-# openid-configuration) unless set one by one. README "Sign-in (SSO)" has the details.
+# openid-configuration) unless set one by one. docs/access.md has the details.
 OIDC_ISSUER = env.str("OIDC_ISSUER", default="").rstrip("/")
 OIDC_RP_CLIENT_ID = env.str("OIDC_RP_CLIENT_ID", default="")
 OIDC_RP_CLIENT_SECRET = env.str("OIDC_RP_CLIENT_SECRET", default="")
