@@ -19,7 +19,7 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def registry(monkeypatch):
-    monkeypatch.setattr(panels, "_PANELS", dict(panels._PANELS))
+    monkeypatch.setattr(panels.PANELS, "sections", dict(panels.PANELS.sections))
 
 
 @pytest.fixture
