@@ -55,7 +55,9 @@ class PageSections:
         running the context processors again. `subject` is one keyword: the page's object."""
         ((_, obj),) = subject.items()
         request = context.get("request")
-        engine = context.template.engine
+        page = context.template
+        assert page is not None  # a template tag renders inside a template
+        engine = page.engine
         parts = []
         for section in self.ordered():
             extra = section.context(request, obj) if section.context is not None else {}
