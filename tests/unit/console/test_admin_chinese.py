@@ -66,7 +66,7 @@ PAGES = [
         ["Severity", "Namespace", "Triggered at", "Resolved at"],
     ),
     (
-        "runbooks/actionrun",
+        "actions/actionrun",
         ["操作对象", "发起人", "发起时间"],
         ["Target", "Requested by", "Requested at"],
     ),
@@ -86,7 +86,7 @@ FORMS = {
         ["分组键", "重新打开次数", "认领时间"],
         ["Grouping key", "Reopen count"],
     ),
-    "runbooks/actionrun": (
+    "actions/actionrun": (
         ["幂等键", "需要双人复核", "原状态", "新状态"],
         ["Idempotency key", "Requires approval", "Status from", "Status to"],
     ),
