@@ -37,13 +37,16 @@ run: $(STAMP) $(MO)
 	@scripts/install-monitoring.sh
 	$(PY) manage.py runstack --port $(PORT)
 
-## The one test command (README and .ci/run call it): the linters, then every test.
+## The one test command (README and .ci/run call it): the linters, then every test, in
+## TEST_LANES pytest processes that share the test modules (tests/lanes.py): the drill and
+## branch suites' waits overlap the rest. TEST_LANES=1: one plain pytest (--pdb and such).
 test: lint $(MO)
-	$(PY) -m pytest $(PYTEST_ARGS)
+	$(PY) -m tests.lanes --lanes $(or $(TEST_LANES),4) -- $(PYTEST_ARGS)
 
 ## Unit tests only: no real services (integration), browser, stack, drill or branch suite.
 test-fast: $(STAMP) $(MO)
-	$(PY) -m pytest -m "not integration and not e2e and not smoke and not drill and not branches" \
+	$(PY) -m tests.lanes --lanes $(or $(TEST_LANES),3) -- \
+		-m "not integration and not e2e and not smoke and not drill and not branches" \
 		$(PYTEST_ARGS)
 
 ## ruff (style), import-linter (the apps' one-way layers, [tool.importlinter]) and mypy

@@ -10,8 +10,9 @@ from tests import flush_truncate
 # Django's flush between transactional tests may TRUNCATE the append-only tables.
 flush_truncate.install()
 # Fails a unit or integration test whose code opens a network connection inside a
-# database transaction (issue 23); see the module.
-pytest_plugins = ["tests.network_guard"]
+# database transaction (issue 23); see the module. tests.lanes shares the test modules
+# between the pytest processes `make test` starts (inert in a plain pytest run).
+pytest_plugins = ["tests.network_guard", "tests.lanes"]
 
 REQUIRE_SERVICES = os.environ.get("REQUIRE_SERVICES") == "1"
 TOKEN = "test-alertmanager-token"
