@@ -38,14 +38,15 @@ run: $(STAMP) $(MO)
 	$(PY) manage.py runstack --port $(PORT)
 
 ## The one test command (README and .ci/run call it): the linters, then every test, in
-## TEST_LANES pytest processes that share the test modules (tests/lanes.py): the drill and
-## branch suites' waits overlap the rest. TEST_LANES=1: one plain pytest (--pdb and such).
+## TEST_WORKERS pytest-xdist workers taking whole modules (--dist loadfile), the drill and
+## branch suites first: their waits overlap the rest. TEST_WORKERS=0: one plain pytest
+## process (for --pdb and such).
 test: lint $(MO)
-	$(PY) -m tests.lanes --lanes $(or $(TEST_LANES),4) -- $(PYTEST_ARGS)
+	$(PY) -m pytest -n $(or $(TEST_WORKERS),4) --dist loadfile $(PYTEST_ARGS)
 
 ## Unit tests only: no real services (integration), browser, stack, drill or branch suite.
 test-fast: $(STAMP) $(MO)
-	$(PY) -m tests.lanes --lanes $(or $(TEST_LANES),3) -- \
+	$(PY) -m pytest -n $(or $(TEST_WORKERS),3) --dist loadfile \
 		-m "not integration and not e2e and not smoke and not drill and not branches" \
 		$(PYTEST_ARGS)
 

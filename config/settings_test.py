@@ -31,6 +31,21 @@ os.environ.setdefault("SECRET_KEY", "test-secret-key-not-for-production")
 os.environ.setdefault("FIELD_ENCRYPTION_KEYS", "test-field-encryption-key-not-for-production")
 # Every run owns its PostgreSQL test database and its Redis keys, so two checkouts (or two
 # people) can run the suite on one machine at once without touching each other's data.
+# `make test` runs pytest-xdist workers (each a process of its own, started with the
+# controller's environment): each worker is a run of its own too, with the worker's name
+# added to the controller's id, so its database, Redis keys and the processes it starts
+# never meet another worker's.
+_WORKER = os.environ.get("PYTEST_XDIST_WORKER", "")
+if _WORKER and os.environ.get("TEST_RUN_WORKER") != _WORKER:
+    _run = f"{os.environ.get('TEST_RUN_ID') or os.getppid()}_{_WORKER}"
+    os.environ.update(
+        TEST_RUN_ID=_run,
+        TEST_RUN_WORKER=_WORKER,
+        CELERY_BROKER_KEY_PREFIX=f"test-{_run}:",
+        TEST_DB_NAME=f"{os.environ.get('TEST_DB_NAME') or 'test_console'}_{_WORKER}"
+        if os.environ.get("TEST_DB_NAME")
+        else f"test_console_{_run}",
+    )
 TEST_RUN_ID = os.environ.setdefault("TEST_RUN_ID", str(os.getpid()))
 os.environ.setdefault("CELERY_BROKER_KEY_PREFIX", f"test-{TEST_RUN_ID}:")
 os.environ.setdefault("TEST_DB_NAME", f"test_console_{TEST_RUN_ID}")

@@ -10,9 +10,8 @@ from tests import flush_truncate
 # Django's flush between transactional tests may TRUNCATE the append-only tables.
 flush_truncate.install()
 # Fails a unit or integration test whose code opens a network connection inside a
-# database transaction (issue 23); see the module. tests.lanes shares the test modules
-# between the pytest processes `make test` starts (inert in a plain pytest run).
-pytest_plugins = ["tests.network_guard", "tests.lanes"]
+# database transaction (issue 23); see the module.
+pytest_plugins = ["tests.network_guard"]
 
 REQUIRE_SERVICES = os.environ.get("REQUIRE_SERVICES") == "1"
 TOKEN = "test-alertmanager-token"
@@ -67,3 +66,18 @@ def pytest_collection_modifyitems(items):
             "tests under tests/integration/ without the integration marker: "
             + ", ".join(unmarked[:5])
         )
+    # The drill and branch modules first: they are the longest (waits on compressed-time
+    # alerts, little CPU), so under xdist (`--dist loadfile`, whole modules per worker)
+    # the rest of the suite runs beside them instead of after them. Stable: the order
+    # within each part stays.
+    items.sort(
+        key=lambda item: (
+            not (item.get_closest_marker("drill") or item.get_closest_marker("branches"))
+        )
+    )
+
+
+@pytest.fixture(scope="session")
+def django_db_modify_db_settings_xdist_suffix() -> None:
+    """Each xdist worker names its own test database already (config/settings_test.py), the
+    name the processes it starts are given; pytest-django's own suffix would differ."""
