@@ -33,6 +33,9 @@ SEVERITIES = tuple(Severity.values)
 STATES = ("firing", "ok", "no_data", "error")
 # The three kinds of guard signal (runbooks/parsing/guard.py, actions/guard/judge.py).
 GUARD_TYPES = ("availability", "latency", "quality")
+# Where a guard signal's series come from: "pod" = per-pod vLLM engine series (a change
+# that touched some pods is judged on them against the others), "gateway" = no pod label.
+GUARD_SCOPES = ("gateway", "pod")
 
 
 def action_item_choices(field_name: str) -> tuple[str, ...]:
@@ -151,6 +154,10 @@ class GuardSignal:
     exceeds `max_burn` and did not already before the change. latency: breach when the
     value exceeds `max_ratio` x the value just before the change (and `min_value`).
     quality: breach when `value <comparator> threshold` holds and did not before.
+    `scope` "pod": the series carry `pod`, so a change to some pods is judged on those
+    pods against the others at the same time (actions/guard/judge.py). `alerts`: the alert
+    rules that fire on this signal; while one fires in an open incident since before the
+    change, the signal is not blamed on the change.
     """
 
     id: str
@@ -165,15 +172,20 @@ class GuardSignal:
     min_value: float = 0.0
     comparator: str = ""
     threshold: float = 0.0
+    scope: str = "gateway"  # one of GUARD_SCOPES
+    alerts: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
 class Guard:
-    """How long to watch after a change, how often, and what counts as a regression."""
+    """How long to watch after a change, how often, and what counts as a regression.
+    Readings in the first `settle_seconds` are shown but never count (new groups start,
+    queues drain)."""
 
     window_seconds: int
     interval_seconds: int
     signals: tuple[GuardSignal, ...]
+    settle_seconds: int = 120
 
 
 @dataclass(frozen=True)
@@ -193,6 +205,9 @@ class Runbook:
     golden_signals: tuple[Signal, ...]
     source: str = field(default="", compare=False)  # the file it came from
     guard: Guard | None = None  # watched after a change made for this runbook
+    # Runbooks whose incidents this one leads when both open on one target within the
+    # related-incident window (incidents/related/): this alert names a cause of theirs.
+    leads_over: tuple[str, ...] = ()
 
     def check(self, check_id: str) -> Check:
         for c in self.triage:

@@ -36,6 +36,7 @@ LOOP_ENV = {
     # fleet has recovered, and so before the next drill starts.
     "GUARD_WINDOW_SECONDS": "10",
     "GUARD_INTERVAL_SECONDS": "2",
+    "GUARD_SETTLE_SECONDS": "4",
 }
 
 

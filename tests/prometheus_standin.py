@@ -40,8 +40,11 @@ class StandInPrometheus:
                 if url.path.endswith("/query_range"):
                     return self._send(200, {"status": "success", "data": _matrix(params, value)})
                 values = value if isinstance(value, list) else [] if value is None else [value]
+                # A series may be {"metric": {...labels}, "value": v} to give its labels.
                 result = [
-                    {"metric": {"pod": f"p{i}"}, "value": [time.time(), str(v)]}
+                    {"metric": v["metric"], "value": [time.time(), str(v["value"])]}
+                    if isinstance(v, dict)
+                    else {"metric": {"pod": f"p{i}"}, "value": [time.time(), str(v)]}
                     for i, v in enumerate(values)
                 ]
                 data = {"resultType": "vector", "result": result}

@@ -24,7 +24,8 @@ class GuardOutcome(models.TextChoices):
 class GuardWatch(models.Model):
     """One verification window. `run` is the console's own change; a change the console
     was only told about (a ConfigMap revision it did not make) has `revision` instead.
-    `signals` holds, per guard signal, its threshold, baseline, latest value and state."""
+    `signals` holds, per guard signal, its threshold, baseline, latest readings (the
+    changed and unchanged pods' values, or the trend's), state and why."""
 
     incident = models.ForeignKey(
         "incidents.Incident", on_delete=models.PROTECT, related_name="guard_watches"
@@ -47,6 +48,11 @@ class GuardWatch(models.Model):
     subject = models.CharField(max_length=255)  # what changed, e.g. configmap/ns/name
     labels = models.JSONField(default=dict)  # placeholder values for the PromQL
     changed_at = models.DateTimeField()  # the baseline is read just before this
+    # Readings before this are shown but never count (the change settles).
+    settles_at = models.DateTimeField(null=True, blank=True)
+    # The kind's GuardSplit (actions/kinds/base.py) as a dict: the changed pods judged
+    # against the others; {} for a fleet-wide change (judged by its trend).
+    split = models.JSONField(default=dict, blank=True)
     ends_at = models.DateTimeField()
     interval_seconds = models.PositiveIntegerField()
     verdict = models.CharField(

@@ -141,6 +141,34 @@ def configmap_subjects(namespace: str, configmap: str) -> list[Subject]:
     ]
 
 
+@dataclass(frozen=True)
+class GuardSplit:
+    """What a change touched, for the guard to judge it on those pods against the others
+    at the same time (a canary against its baseline, as Argo Rollouts and Flagger do).
+
+    `changed`: the leader pods of the changed groups (vLLM engine series exist per group
+    leader and carry `pod`); the others are every other pod of the LWS. `by_revision`:
+    a roll-out, whose changed pods are found at each check instead: the pods on a template
+    revision that did not exist before the change. `what`/`others` say it in words."""
+
+    what: str
+    others: str
+    changed: tuple[str, ...] = ()
+    by_revision: bool = False
+
+    def as_dict(self) -> dict:
+        return {**asdict(self), "changed": list(self.changed)}
+
+    @classmethod
+    def from_dict(cls, data: dict) -> GuardSplit:
+        return cls(
+            what=str(data.get("what") or ""),
+            others=str(data.get("others") or ""),
+            changed=tuple(data.get("changed") or ()),
+            by_revision=bool(data.get("by_revision")),
+        )
+
+
 @dataclass
 class Context:
     incident_started_at: datetime | None = None
@@ -193,6 +221,18 @@ class ActionKind:
     def approval_note(self, params: dict, current: Snapshot | None, plan: Plan | None) -> str:
         """Why this very change needs a second person whatever the severity; "" if not."""
         return ""
+
+    def guard_split(self, params: dict, before: Snapshot, plan: Plan) -> GuardSplit | None:
+        """The evidence a regression of this change needs: the changed pods, judged
+        against the unchanged ones (GuardSplit), or None when the change is fleet-wide
+        (every pod, the router, the gateway), judged by its trend after settling."""
+        return None
+
+    def configmap_of(self, params: dict) -> str | None:
+        """The ConfigMap this kind changes with `params` (which may hold placeholders), or
+        None for a kind that changes no ConfigMap. The guard watches a change made outside
+        the console only on an incident whose runbook offers an action on that ConfigMap."""
+        return None
 
     def __repr__(self) -> str:
         return f"<ActionKind {self.name}>"

@@ -19,6 +19,7 @@ from actions.kinds.base import (
     Conflict,
     Context,
     GuardrailError,
+    GuardSplit,
     ParamError,
     Plan,
     Snapshot,
@@ -222,6 +223,21 @@ class CordonNode(ActionKind):
             subject = lws_subject(params["namespace"], lws)
             found.append(Subject(subject.labels, f"{subject.name}, restarted by this cordon"))
         return found
+
+    def guard_split(self, params: dict, before: Snapshot, plan: Plan) -> GuardSplit | None:
+        """The groups this cordon restarted (rescheduled elsewhere) against the others.
+        A cordon without restarts moves no running pod: fleet-wide (a trend)."""
+        if not params["cordon"] or "lws_pods_on_node" not in plan.desired:
+            return None
+        leaders = before.identity.get("leaders") or []
+        if not leaders:
+            return None
+        groups = ", ".join(f"{g['lws']}/{g['group']}" for g in leaders)
+        return GuardSplit(
+            what=f"the rescheduled groups {groups}",
+            others="the other groups",
+            changed=tuple(g["pod"] for g in leaders),
+        )
 
     def undo_params(self, params: dict, before: Snapshot) -> dict:
         if not params["cordon"]:

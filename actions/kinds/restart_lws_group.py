@@ -10,6 +10,7 @@ from actions.kinds.base import (
     ActionKind,
     Context,
     GuardrailError,
+    GuardSplit,
     Plan,
     Snapshot,
     Subject,
@@ -132,6 +133,15 @@ class RestartLwsGroup(ActionKind):
 
     def subjects(self, params: dict, current: Snapshot | None) -> list[Subject]:
         return [lws_subject(params["namespace"], params["lws"])]
+
+    def guard_split(self, params: dict, before: Snapshot, plan: Plan) -> GuardSplit | None:
+        """The restarted group against the others at the same time."""
+        leader, group = plan.desired.get("leader_pod"), plan.desired.get("group")
+        if not leader:
+            return None
+        return GuardSplit(
+            what=f"the restarted group {group}", others="the other groups", changed=(leader,)
+        )
 
     def undo_params(self, params: dict, before: Snapshot) -> dict:
         raise ActionError(

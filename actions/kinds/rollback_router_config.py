@@ -138,6 +138,9 @@ class RollbackRouterConfig(ActionKind):
     def subjects(self, params: dict, current: Snapshot | None) -> list[Subject]:
         return configmap_subjects(params["namespace"], params["configmap"])
 
+    def configmap_of(self, params: dict) -> str | None:
+        return str(params.get("configmap") or DEFAULT_CONFIGMAP)
+
     def undo_params(self, params: dict, before: Snapshot) -> dict:
         return {
             "namespace": params["namespace"],

@@ -8,6 +8,7 @@ from actions.kinds.base import (
     ActionKind,
     Context,
     GuardrailError,
+    GuardSplit,
     ParamError,
     Plan,
     Snapshot,
@@ -20,6 +21,7 @@ from actions.kinds.base import (
     namespace_param,
 )
 from actions.kinds.diff import state_diff
+from actions.kinds.lws_pods import leader_name
 
 
 def _bounds() -> tuple[int, int, int]:
@@ -167,3 +169,20 @@ class ScaleLws(ActionKind):
             "lws": params["lws"],
             "replicas": before.state["replicas"],
         }
+
+    def guard_split(self, params: dict, before: Snapshot, plan: Plan) -> GuardSplit | None:
+        """A scale-up is judged on the new groups against the old ones; a scale-down
+        leaves no changed pod to look at (the remaining groups take the load): fleet-wide."""
+        have, want = int(before.state.get("replicas") or 0), int(plan.desired.get("replicas") or 0)
+        if want <= have or have == 0:
+            return None
+        lws = params["lws"]
+        return GuardSplit(
+            what=f"the new groups {_groups(have, want)}",
+            others=f"the old groups {_groups(0, have)}",
+            changed=tuple(leader_name(lws, i) for i in range(have, want)),
+        )
+
+
+def _groups(low: int, high: int) -> str:
+    return str(low) if high - low == 1 else f"{low}-{high - 1}"

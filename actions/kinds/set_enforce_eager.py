@@ -13,6 +13,7 @@ from actions.kinds.base import (
     ActionError,
     ActionKind,
     Context,
+    GuardSplit,
     Plan,
     Snapshot,
     Subject,
@@ -177,6 +178,18 @@ class SetEnforceEager(ActionKind):
 
     def subjects(self, params: dict, current: Snapshot | None) -> list[Subject]:
         return [lws_subject(params["namespace"], params["lws"])]
+
+    def guard_split(self, params: dict, before: Snapshot, plan: Plan) -> GuardSplit | None:
+        """LWS rolls the new template one group at a time: the groups on it against the
+        groups not rolled yet, found at each check; once none is left, fleet-wide."""
+        if plan.desired.get("enabled") == before.state.get("enabled"):
+            return None
+        flag = "with" if plan.desired.get("enabled") else "without"
+        return GuardSplit(
+            what=f"the groups rolled out {flag} --enforce-eager",
+            others="the groups not rolled out yet",
+            by_revision=True,
+        )
 
     def undo_params(self, params: dict, before: Snapshot) -> dict:
         return {

@@ -162,6 +162,9 @@ class UpdateGatewayLimits(ActionKind):
     def subjects(self, params: dict, current: Snapshot | None) -> list[Subject]:
         return configmap_subjects(params["namespace"], params["configmap"])
 
+    def configmap_of(self, params: dict) -> str | None:
+        return str(params.get("configmap") or DEFAULT_CONFIGMAP)
+
     def undo_params(self, params: dict, before: Snapshot) -> dict:
         old = before.state
         restore = {k: old[k] for k in LIMITS if k in params and old[k] is not None}

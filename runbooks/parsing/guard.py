@@ -9,11 +9,12 @@ from __future__ import annotations
 from typing import Any
 
 from runbooks.fields import Fields
-from runbooks.schema import GUARD_TYPES, Guard, GuardSignal
+from runbooks.schema import GUARD_SCOPES, GUARD_TYPES, Guard, GuardSignal
 
 # Watching less than a minute says nothing; more than a day holds a change hostage.
 WINDOW_BOUNDS = (60, 86_400)
 INTERVAL_BOUNDS = (5, 3_600)
+SETTLE_BOUNDS = (0, 3_600)
 # Per type: the threshold keys it needs.
 TYPE_KEYS = {
     "availability": ("slo", "max_burn"),
@@ -21,6 +22,9 @@ TYPE_KEYS = {
     "quality": ("comparator", "threshold"),
 }
 SIGNAL_KEYS = ("id", "title", "type", "promql", "unit")
+SIGNAL_EXTRA_KEYS = ("scope", "alerts")
+# A pod-scoped signal is narrowed to some pods by adding a matcher beside this one.
+POD_SCOPE_ANCHOR = 'lws="{lws}"'
 OPTIONAL_KEYS = ("slo", "max_burn", "max_ratio", "min_value", "comparator", "threshold")
 
 
@@ -35,21 +39,35 @@ def _seconds(f: Fields, value: Any, path: str, bounds: tuple[int, int]) -> int:
 
 def parse_guard(f: Fields, value: Any, promql) -> Guard:
     """`promql(f, value, path)` validates a template and returns (text, placeholders)."""
-    d = f.mapping(value, "guard", required=("window_seconds", "interval_seconds", "signals"))
+    d = f.mapping(
+        value,
+        "guard",
+        required=("window_seconds", "interval_seconds", "signals"),
+        optional=("settle_seconds",),
+    )
     window = _seconds(f, d["window_seconds"], "guard.window_seconds", WINDOW_BOUNDS)
     interval = _seconds(f, d["interval_seconds"], "guard.interval_seconds", INTERVAL_BOUNDS)
     if interval > window:
         raise f.error("guard.interval_seconds", "must not be longer than window_seconds")
+    # Default: two minutes, or half a short window.
+    settle_default = min(120, window // 2)
+    settle = _seconds(
+        f, d.get("settle_seconds", settle_default), "guard.settle_seconds", SETTLE_BOUNDS
+    )
+    if settle >= window:
+        raise f.error("guard.settle_seconds", "must be shorter than window_seconds")
     signals = tuple(
         _signal(f, item, f"guard.signals[{i}]", promql)
         for i, item in enumerate(f.seq(d["signals"], "guard.signals"))
     )
     f.unique([s.id for s in signals], "guard.signals", "id")
-    return Guard(window_seconds=window, interval_seconds=interval, signals=signals)
+    return Guard(
+        window_seconds=window, interval_seconds=interval, signals=signals, settle_seconds=settle
+    )
 
 
 def _signal(f: Fields, item: Any, p: str, promql) -> GuardSignal:
-    d = f.mapping(item, p, required=SIGNAL_KEYS, optional=OPTIONAL_KEYS)
+    d = f.mapping(item, p, required=SIGNAL_KEYS, optional=OPTIONAL_KEYS + SIGNAL_EXTRA_KEYS)
     kind = f.choice(d["type"], f"{p}.type", GUARD_TYPES)
     for key in TYPE_KEYS[kind]:
         if key not in d:
@@ -69,6 +87,10 @@ def _signal(f: Fields, item: Any, p: str, promql) -> GuardSignal:
     comparator = ""
     if kind == "quality":
         comparator = f.choice(d["comparator"], f"{p}.comparator", ("<", "<=", ">", ">="))
+    scope = f.choice(d.get("scope", "gateway"), f"{p}.scope", GUARD_SCOPES)
+    if scope == "pod" and POD_SCOPE_ANCHOR not in d["promql"]:
+        raise f.error(f"{p}.promql", f"a pod-scoped signal selects with {POD_SCOPE_ANCHOR}")
+    alerts = f.texts(d["alerts"], f"{p}.alerts") if "alerts" in d else ()
     return GuardSignal(
         id=f.ident(d["id"], f"{p}.id"),
         title=f.text(d["title"], f"{p}.title"),
@@ -77,5 +99,7 @@ def _signal(f: Fields, item: Any, p: str, promql) -> GuardSignal:
         unit=f.text(d["unit"], f"{p}.unit"),
         requires=used,
         comparator=comparator,
+        scope=scope,
+        alerts=alerts,
         **numbers,
     )

@@ -93,6 +93,7 @@ def test_a_change_that_regresses_the_fleet_is_undone_by_its_guard(
             "TRIAGE_CACHE_SECONDS": "1",
             "GUARD_WINDOW_SECONDS": "240",
             "GUARD_INTERVAL_SECONDS": "3",
+            "GUARD_SETTLE_SECONDS": "6",
             **FAST,
         }
     )
@@ -157,6 +158,9 @@ def test_a_change_that_regresses_the_fleet_is_undone_by_its_guard(
     assert hit["value"] < 0.3 < hit["baseline"]
     assert "Prefix-cache hit rate:" in breach
     assert "crossed the threshold (< 0.3)" in breach
+    # A fleet-wide change: the trend after settling, checks in a row, not improving.
+    assert "checks in a row after settling" in breach
+    assert "not improving" in breach
     assert f"{hit['value']:.4g} ratio" in breach
     assert any(f"automatic undo requested as action #{undo.pk}" in m for m in messages)
     assert any(

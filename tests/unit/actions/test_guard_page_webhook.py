@@ -5,7 +5,7 @@ import time
 
 import pytest
 
-from actions.guard.services import _deliver
+from actions.guard.remedy import _deliver
 from tests.unit.console.outgoing_servers import Dripper, Recorder
 
 

@@ -15,6 +15,7 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from actions.guard import services as guard_services
+from actions.guard import start
 from actions.guard.models import GuardWatch
 from actions.models import ActionRun, ActionRunStatus
 from console import roles
@@ -31,10 +32,13 @@ HEALTHY = {HIT: 0.82, "code=~": 0.0, "time_to_first_token": 0.8, "format_violati
 
 
 @pytest.fixture(autouse=True)
-def _one_check_counts(settings):
-    """Most tests here are about what a breach does: one breaching check confirms it.
-    The confirmation rule itself is tested with GUARD_CONFIRM_CHECKS=3 at the end."""
+def _one_check_counts(settings, monkeypatch):
+    """Most tests here are about what a breach does: one breaching check confirms it, and
+    no settling period. The confirmation rule is tested with GUARD_CONFIRM_CHECKS=3 at the
+    end, settling in test_guard_evidence.py."""
     settings.GUARD_CONFIRM_CHECKS = 1
+    timings = start._timings
+    monkeypatch.setattr(start, "_timings", lambda g: (*timings(g)[:2], 0))
 
 
 @pytest.fixture(autouse=True)
@@ -204,7 +208,8 @@ def test_a_breach_of_a_change_that_cannot_be_undone_pages_the_commander(people, 
     assert not ActionRun.objects.filter(undo_of=run).exists()
     page = timeline(run.incident_id)[-1]
     assert "restart_lws_group cannot be undone: paging the commander cara" in page
-    assert "TTFT p99 against the minute before the change = 4 s crossed 1.2 s" in page
+    assert "TTFT p99 (changed pods against the others, or against before the change) = 4 s" in page
+    assert "crossed 1.2 s (1.5x the 0.8 s before the change)" in page
 
 
 def test_prometheus_unreachable_says_so_undoes_nothing_and_ends_unknown(people, settings):
