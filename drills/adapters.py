@@ -1,10 +1,16 @@
 """How a drill injects its fault: one small interface, one implementation per fault source.
 
 `FaultAdapter` is the whole contract. `SimulatorAdapter` speaks the fleet simulator's HTTP
-controls (`POST /sim/inject/<slug>`, `POST /sim/clear/<slug>`, `POST /sim/reset`,
-`GET /sim/status`). On a real cluster an adapter for Chaos Mesh or Litmus would implement
-the same five calls; docs/drills.md says how they map. None ships here, on purpose: a
-fake one would let a drill "pass" without any fault in the cluster.
+controls (`POST /sim/inject/<slug>`, `POST /sim/clear/<slug>`, `GET /sim/status`). On a
+real cluster an adapter for Chaos Mesh or Litmus would implement the same four calls;
+docs/drills.md says how they map. None ships here, on purpose: a fake one would let a
+drill "pass" without any fault in the cluster.
+
+A drill takes back only what its own fault changed (issue 25): `inject` answers the
+changes it made (`changes`: object, field, before, after) and `clear` reverts each only
+where the field still holds the fault's value, answering a `report` of what it restored,
+cleared or left alone (and who changed it since). There is no "restore the baseline":
+resetting the fleet would undo the fixes responders made while the drill ran.
 """
 
 from __future__ import annotations
@@ -32,13 +38,13 @@ class FaultAdapter(Protocol):
         """Raise FaultError when `fault` would not hit (only) this target."""
 
     def inject(self, *, fault: str, namespace: str, lws: str) -> dict:
-        """Start the fault; returns evidence (what the source answered)."""
+        """Start the fault; returns evidence (what the source answered), with `changes`:
+        one {kind, object, field, before, after} per change the fault made."""
 
     def clear(self, *, fault: str, namespace: str, lws: str) -> dict:
-        """Stop the fault; idempotent."""
-
-    def restore_baseline(self, *, namespace: str, lws: str) -> dict:
-        """Put the target back as it was before any drill (replicas, configs, cordons)."""
+        """Stop the fault, taking back only its own changes; idempotent. Returns `active`
+        (was the fault still on) and `report`: each change with `result` restored,
+        cleared, left (someone changed it since; `now`, `changed_by`) or not_undoable."""
 
     def status(self) -> dict:
         """What the source says is active now."""
@@ -115,22 +121,11 @@ class SimulatorAdapter:
         return self._ok("POST", f"/sim/inject/{fault}")
 
     def clear(self, *, fault: str, namespace: str, lws: str) -> dict:
-        return self._ok("POST", f"/sim/clear/{fault}")
-
-    def restore_baseline(self, *, namespace: str, lws: str) -> dict:
-        # `/sim/reset` puts replicas, ConfigMaps, cordons and taints back. A simulator
-        # without it (404) only gets its scenarios cleared, and the evidence says so.
-        status, body = self._call("POST", "/sim/reset")
-        if status == 404:
-            cleared = self._ok("POST", "/sim/clear")
-            return {
-                **cleared,
-                "note": "this simulator has no /sim/reset: scenarios cleared, but replicas, "
-                "ConfigMaps and cordons changed during the drill were not put back",
-            }
-        if status >= 400:
-            raise FaultError(f"the simulator refused to reset ({status}): {body.get('error')}")
-        return {"reset": True, **body}
+        body = self._ok("POST", f"/sim/clear/{fault}")
+        if "report" not in body:
+            # A simulator from before issue 25 clears but does not say what it took back.
+            body["note"] = "this simulator does not report what its clear restored"
+        return body
 
     def status(self) -> dict:
         return self._ok("GET", "/sim/status")

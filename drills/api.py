@@ -150,8 +150,8 @@ class DrillRunDetailApi(DrillRunApi):
 
 @extend_schema(tags=[TAG])
 class DrillRunStopApi(DrillRunApi):
-    """Stop a drill (commanders): the worker clears the fault, restores the baseline and
-    scores the run."""
+    """Stop a drill (commanders): the worker clears the fault, taking back only what the
+    fault changed (never what people changed meanwhile), and the run ends aborted."""
 
     @extend_schema(
         operation_id="drill_runs_stop",

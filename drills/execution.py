@@ -1,13 +1,16 @@
 """The worker's side of a drill: inject the fault, watch the run (link the incident the
 real alert opened, stop on the plan's stop condition, notice recovery), and finish it
-(clear the fault, restore the baseline, score). Each step calls the fault source and
-Kubernetes with no transaction open, then records under the run's row lock, so the beat
-watcher and a stop request never finish a run twice."""
+(clear the fault, which takes back only what the fault changed, then score or abort).
+Each step calls the fault source and Kubernetes with no transaction open, then records
+under the run's row lock, so the beat watcher and a stop request never finish a run
+twice. A real SEV1 elsewhere stops a drill at once (the timeline's announcement, wired in
+drills/apps.py) and on the watcher's next look (the backstop)."""
 
 from __future__ import annotations
 
 import logging
 from datetime import timedelta
+from functools import partial
 from typing import Any
 
 from django.db import transaction
@@ -19,11 +22,12 @@ from console.errors import DomainError
 from drills.adapters import FaultError, adapter_for
 from drills.history import drill_run_record
 from drills.models import DrillRun, DrillRunStatus
+from drills.restore import drill_run_record_restore, injected_text
 from drills.scoring import drill_scorecard
-from drills.selectors import real_sev1_open
+from drills.selectors import real_sev1_since
 from drills.targets import drill_target_check
 from drills.timeline_kinds import DRILL
-from incidents.models import Incident, IncidentStatus
+from incidents.models import Incident, IncidentStatus, Severity
 from incidents.services import incident_drill_mark
 
 log = logging.getLogger(__name__)
@@ -69,10 +73,13 @@ def drill_run_inject(*, run_id: int) -> DrillRun | None:
                 drill_run_record(run, "failed", f"The drill did not start: {failure}")
                 return run
             run.status, run.injected_at = DrillRunStatus.RUNNING, timezone.now()
-            run.save(update_fields=["status", "injected_at"])
+            changes = [c for c in answer.get("changes") or [] if isinstance(c, dict)]
+            run.fault_changes = changes  # what the end may take back, and nothing else
+            run.save(update_fields=["status", "injected_at", "fault_changes"])
             where = f"{run.namespace}/{run.lws}"
             drill_run_record(
-                run, "injected", f"Injected {plan['fault']} via {plan['adapter']} on {where}",
+                run, "injected", f"Injected {plan['fault']} via {plan['adapter']} on {where}: "
+                f"{injected_text(changes)}",
                 payload={"answer": answer, "target_labels": labels},
             )  # fmt: skip
     if late and run is not None:
@@ -85,14 +92,20 @@ def drill_run_inject(*, run_id: int) -> DrillRun | None:
     return run
 
 
-def _matching_incident(run: DrillRun) -> Incident | None:
-    """The first non-drill incident opened since the injection whose alerts are about the
-    drill's target."""
-    about = Q(namespace=run.namespace, group_labels__lws=run.lws) | Q(
+def _about_target(run: DrillRun) -> Q:
+    return Q(namespace=run.namespace, group_labels__lws=run.lws) | Q(
         alerts__labels__namespace=run.namespace, alerts__labels__lws=run.lws
     )
+
+
+def _matching_incident(run: DrillRun) -> Incident | None:
+    """The first incident opened since the injection whose alerts are about the drill's
+    target and that no drill run has linked yet. Ingest may already have opened it as a
+    drill (drills/claims.py), so `is_drill` is not a test here."""
     return (
-        Incident.objects.filter(about, is_drill=False, triggered_at__gte=run.injected_at)
+        Incident.objects.filter(
+            _about_target(run), triggered_at__gte=run.injected_at, drill_runs__isnull=True
+        )
         .order_by("triggered_at", "id")
         .distinct()
         .first()
@@ -122,10 +135,52 @@ def _stop_reason(run: DrillRun) -> str:
     if timezone.now() - run.injected_at >= timedelta(seconds=plan["max_duration_seconds"]):
         return f"automatic stop: the drill reached its maximum of {plan['max_duration_seconds']} s"
     if plan.get("stop_on_real_sev1", True):
-        sev1 = real_sev1_open(since=run.started_at, exclude_id=run.incident_id)
+        # A SEV1 about the drill's own target is taken as the fault's effect (one fault
+        # can open several incidents there); any other one is real and stops the drill.
+        sev1, how = real_sev1_since(since=run.started_at, exclude=_about_target(run))
         if sev1 is not None:
-            return f"automatic stop: a real SEV1 incident #{sev1.pk} opened ({sev1.title[:120]})"
+            return f"automatic stop: a real SEV1 incident #{sev1.pk} {how} ({sev1.title[:120]})"
     return ""
+
+
+def drill_runs_stop_for_real_sev1(*, incident_ids: list[int]) -> list[int]:
+    """The timeline's announcement that incidents opened or fired again: stop at once each
+    running drill that stops on a real SEV1, if one of them is (the beat watcher is the
+    backstop). Database only; the fault is cleared by the finish task, queued on commit.
+    Returns the runs stopped."""
+    if not Incident.objects.filter(
+        pk__in=incident_ids, is_drill=False, severity=Severity.SEV1
+    ).exists():
+        return []
+    stopped = []
+    ids = DrillRun.objects.filter(status=DrillRunStatus.RUNNING).values_list("pk", flat=True)
+    for run_id in list(ids):
+        with transaction.atomic():
+            run = _locked(run_id)
+            if run is None or run.status != DrillRunStatus.RUNNING:
+                continue
+            if run.incident_id is None:
+                _link(run)  # the drill's own incident is not a reason to stop
+            reason = _stop_reason(run)
+            if not reason or "real SEV1" not in reason:
+                continue
+            _request_stop(run, reason)
+            transaction.on_commit(partial(_enqueue_finish, run_id))
+            stopped.append(run_id)
+    return stopped
+
+
+def _enqueue_finish(run_id: int) -> None:
+    # cycle: drills.tasks imports this module
+    from drills import tasks
+
+    tasks.drill_run_finish.delay(run_id)
+
+
+def _request_stop(run: DrillRun, reason: str) -> None:
+    run.status, run.stop_reason = DrillRunStatus.STOPPING, reason[:300]
+    run.save(update_fields=["status", "stop_reason"])
+    drill_run_record(run, "stop_requested", reason, incident_too=True)
 
 
 def drill_run_check(*, run_id: int) -> DrillRun | None:
@@ -134,6 +189,7 @@ def drill_run_check(*, run_id: int) -> DrillRun | None:
         run = _locked(run_id)
         if run is None:
             return None
+        aborted = True
         if run.status == DrillRunStatus.STOPPING:
             reason = run.stop_reason or "stopped"
         elif run.status != DrillRunStatus.RUNNING:
@@ -143,46 +199,51 @@ def drill_run_check(*, run_id: int) -> DrillRun | None:
                 _link(run)
             reason = _stop_reason(run)
             if reason:
-                run.status, run.stop_reason = DrillRunStatus.STOPPING, reason[:300]
-                run.save(update_fields=["status", "stop_reason"])
-                drill_run_record(run, "stop_requested", reason, incident_too=True)
+                _request_stop(run, reason)
             elif run.incident is not None and run.incident.status in RECOVERED:
+                # Ran its course: the only ending judged against the criteria.
                 reason = f"recovered: incident #{run.incident_id} is {run.incident.status}"
+                aborted = False
             else:
                 return run
-    return _finish(run_id, reason)  # after the commit: the fault source is called
+    return _finish(run_id, reason, aborted=aborted)  # after the commit: the source is called
 
 
 def drill_run_finish(*, run_id: int) -> DrillRun | None:
-    """Finish a run someone asked to stop (the stop button's task)."""
-    return _finish(run_id, None)
+    """Finish a run someone (or the real-SEV1 watch) asked to stop: aborted."""
+    return _finish(run_id, None, aborted=True)
 
 
 FINISHABLE = (DrillRunStatus.STOPPING, DrillRunStatus.RUNNING)
 
 
-def _finish(run_id: int, reason: str | None) -> DrillRun | None:
-    """Clear the fault and restore the baseline, with no transaction open (the fault
-    source may be slow), then score under the run's lock. Clearing twice (the watcher and
-    the stop button at once) is harmless; only one copy scores. If the fault source does
-    not answer, the run stays `stopping` and the watcher tries again."""
+def _finish(run_id: int, reason: str | None, *, aborted: bool) -> DrillRun | None:
+    """Clear the fault, with no transaction open (the fault source may be slow): the
+    source takes back only what the fault changed, where it still holds the fault's value,
+    and reports it; the fleet is never reset. Then record that report and score (a drill
+    that ran its course) or abort (every other ending) under the run's lock. Clearing
+    twice (the watcher and the stop button at once) is harmless; only one copy scores. If
+    the fault source does not answer, the run stays `stopping` and the watcher retries."""
     run = DrillRun.objects.filter(pk=run_id).first()
     if run is None or run.status not in FINISHABLE:
         return run
     plan = run.plan_snapshot
     failure: FaultError | None = None
-    cleared: dict[str, Any] = {}
-    restored: dict[str, Any] = {}
+    answer: dict[str, Any] = {}
     try:
-        adapter = adapter_for(plan["adapter"])
-        cleared = adapter.clear(fault=plan["fault"], **_adapter_kw(run))
-        restored = adapter.restore_baseline(**_adapter_kw(run))
+        answer = adapter_for(plan["adapter"]).clear(fault=plan["fault"], **_adapter_kw(run))
     except FaultError as exc:
         failure = exc
     with transaction.atomic():
         run = _locked(run_id)
-        if run is None or run.status not in FINISHABLE:
-            return run  # scored by another copy meanwhile
+        if run is None:
+            return run
+        if run.status not in FINISHABLE:
+            # Scored by another copy meanwhile. If this copy's clear was the one that
+            # took something back, its report still belongs on the record.
+            if answer.get("report") and not run.restored:
+                drill_run_record_restore(run, answer)
+            return run
         reason = reason or run.stop_reason or "stopped"
         if failure is not None:
             if run.status != DrillRunStatus.STOPPING:
@@ -190,34 +251,36 @@ def _finish(run_id: int, reason: str | None) -> DrillRun | None:
                 run.save(update_fields=["status", "stop_reason"])
             drill_run_record(run, "clear_failed", f"Could not clear the fault yet: {failure}")
             return run
-        return _score(run, reason, cleared=cleared, restored=restored)
+        drill_run_record(
+            run, "cleared", f"Cleared {plan['fault']} ({reason}); only what the fault "
+            "changed is taken back, the fleet is not reset",
+            payload={"cleared": answer}, incident_too=True,
+        )  # fmt: skip
+        drill_run_record_restore(run, answer)
+        return _score(run, reason, aborted=aborted)
 
 
-def _score(
-    run: DrillRun, reason: str, *, cleared: dict[str, Any], restored: dict[str, Any]
-) -> DrillRun:
-    plan = run.plan_snapshot
-    message = f"Cleared {plan['fault']} and restored the baseline ({reason})"
-    if restored.get("note"):
-        message += f"; note: {restored['note']}"
-    drill_run_record(
-        run, "cleared", message, payload={"cleared": cleared, "restored": restored},
-        incident_too=True,
-    )  # fmt: skip
+def _score(run: DrillRun, reason: str, *, aborted: bool) -> DrillRun:
     if run.incident is not None:
         run.incident.refresh_from_db()
-    scorecard = drill_scorecard(run=run, ended_reason=reason)
+    scorecard = drill_scorecard(run=run, ended_reason=reason, aborted=aborted)
     run.status, run.ended_at = DrillRunStatus.FINISHED, timezone.now()
     run.scorecard, run.passed = scorecard, scorecard["passed"]
-    run.save(update_fields=["status", "ended_at", "scorecard", "passed"])
+    run.outcome = scorecard["outcome"]
+    if aborted and run.stop_reason != reason:
+        run.stop_reason = reason[:300]
+    run.save(update_fields=["status", "ended_at", "scorecard", "passed", "outcome", "stop_reason"])
     failed = [c["title"] for c in scorecard["criteria"] if not c["passed"]]
-    verdict = (
-        "PASSED"
-        if run.passed
-        else f"FAILED ({len(failed)} of {len(scorecard['criteria'])} criteria)"
-    )
+    if aborted:
+        verdict = f"ABORTED ({reason}); the criteria are not judged"
+    elif run.passed:
+        verdict = "PASSED"
+    else:
+        verdict = f"FAILED ({len(failed)} of {len(scorecard['criteria'])} criteria)"
     drill_run_record(
-        run, "scored", f"Scorecard: {verdict}", payload={"passed": run.passed, "failed": failed},
+        run, "scored", f"Scorecard: {verdict}",
+        payload={"outcome": run.outcome, "passed": run.passed,
+                 "failed": [] if aborted else failed},
         incident_too=True,
     )  # fmt: skip
     return run

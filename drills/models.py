@@ -35,6 +35,8 @@ class DrillPlan(models.Model):
     )
     created_at = models.DateTimeField()
     updated_at = models.DateTimeField(auto_now=True)
+    # Seeded demo history (`seed_demo`), removed by `seed_demo --reset`.
+    is_demo = models.BooleanField(default=False)
 
     class Meta:
         db_table = "runbooks_drillplan"  # kept from runbooks (no data moved)
@@ -57,6 +59,16 @@ class DrillRunStatus(models.TextChoices):
     STOPPING = "stopping", _("Stopping")
     FINISHED = "finished", _("Finished")
     FAILED = "failed", _("Could not run")
+
+
+class DrillOutcome(models.TextChoices):
+    """How a finished run is judged. Only a drill that ran its course (its incident
+    recovered) is scored against the criteria; one stopped by a person, a real SEV1, its
+    maximum duration or an error is aborted, with the reason, and judged on nothing."""
+
+    PASSED = "passed", _("Passed")
+    FAILED = "failed", _("Failed")
+    ABORTED = "aborted", _("Aborted")
 
 
 ACTIVE_DRILL_STATUSES = (
@@ -95,9 +107,17 @@ class DrillRun(models.Model):
         on_delete=models.PROTECT,
         related_name="drill_runs",
     )
-    passed = models.BooleanField(null=True, blank=True)
+    passed = models.BooleanField(null=True, blank=True)  # None while active and if aborted
+    outcome = models.CharField(max_length=16, choices=DrillOutcome.choices, blank=True)
     scorecard = models.JSONField(default=dict, blank=True)
     error = models.TextField(blank=True)
+    # What the fault changed, as the fault source answered the injection (object, field,
+    # value before, value after), and what the drill's end restored or left alone: a
+    # drill takes back only its own changes, never the fleet's whole baseline.
+    fault_changes = models.JSONField(default=list, blank=True)
+    restored = models.JSONField(default=list, blank=True)
+    # Seeded demo history (`seed_demo`), removed by `seed_demo --reset`.
+    is_demo = models.BooleanField(default=False)
 
     class Meta:
         db_table = "runbooks_drillrun"  # kept from runbooks (no data moved)
@@ -124,6 +144,10 @@ class DrillRun(models.Model):
     @property
     def is_active(self) -> bool:
         return self.status in ACTIVE_DRILL_STATUSES
+
+    @property
+    def is_aborted(self) -> bool:
+        return self.outcome == DrillOutcome.ABORTED
 
 
 class DrillRunEvent(AppendOnlyModel):

@@ -46,8 +46,12 @@ def _within(cid, title, took, limit, start_name, start, end_name, end, links, mi
     return _criterion(cid, title, ok, f"{took:g} s, {verdict} the agreed {limit} s", values, links)
 
 
-def drill_scorecard(*, run, ended_reason: str) -> dict:
-    """The scorecard of `run` as things stand. A few queries (events, runs, undos)."""
+def drill_scorecard(*, run, ended_reason: str, aborted: bool = False) -> dict:
+    """The scorecard of `run` as things stand. A few queries (events, runs, undos).
+
+    An aborted drill (stopped by a person, a real SEV1, its maximum duration, an error)
+    did not run its course: its outcome is "aborted" with the reason, `passed` is None,
+    and the criteria are kept as measured when it stopped, judged on nothing."""
     plan = run.plan_snapshot
     incident = run.incident
     catalog_rb = load_catalog().get(plan["runbook"])
@@ -162,8 +166,11 @@ def drill_scorecard(*, run, ended_reason: str) -> dict:
         else f"{len(runs)} run(s), none undone",
         {"undone": [r.pk for r in undone]}, undo_links,
     ))  # fmt: skip
+    passed = all(c["passed"] for c in criteria)
     return {
-        "passed": all(c["passed"] for c in criteria),
+        "outcome": "aborted" if aborted else "passed" if passed else "failed",
+        "passed": None if aborted else passed,
+        "aborted_reason": ended_reason if aborted else "",
         "ended_reason": ended_reason,
         "measurements": {"mttd_seconds": mttd, "mtta_seconds": mtta, "mttr_seconds": mttr},
         "criteria": criteria,

@@ -69,13 +69,20 @@ class DrillRunSerializer(serializers.ModelSerializer):
     status = serializers.CharField(
         read_only=True, help_text="starting, running, stopping, finished or failed."
     )
+    outcome = serializers.CharField(
+        read_only=True,
+        help_text="passed, failed or aborted once finished (empty before). An aborted run "
+        "(stopped by a person, a real SEV1, its maximum duration or an error) is judged on "
+        "nothing: `passed` is null and `stop_reason` says why.",
+    )
     url = serializers.SerializerMethodField()
 
     class Meta:
         model = DrillRun
         fields = [
-            "id", "plan", "runbook", "namespace", "lws", "status", "passed", "started_by",
-            "started_at", "injected_at", "ended_at", "stop_reason", "incident", "error", "url",
+            "id", "plan", "runbook", "namespace", "lws", "status", "outcome", "passed",
+            "started_by", "started_at", "injected_at", "ended_at", "stop_reason", "incident",
+            "error", "url",
         ]  # fmt: skip
         read_only_fields = fields
 
@@ -88,9 +95,21 @@ class DrillRunDetailSerializer(DrillRunSerializer):
     scorecard = serializers.DictField(read_only=True)
     plan_snapshot = serializers.DictField(read_only=True)
     events = DrillRunEventSerializer(many=True, read_only=True)
+    fault_changes = serializers.ListField(
+        child=serializers.DictField(), read_only=True,
+        help_text="What the fault changed (kind, object, field, before, after).",
+    )  # fmt: skip
+    restored = serializers.ListField(
+        child=serializers.DictField(), read_only=True,
+        help_text="What the drill's end did with each change: result restored, cleared, "
+        "left (changed since by `changed_by`; `now` is its value) or not_undoable.",
+    )  # fmt: skip
 
     class Meta(DrillRunSerializer.Meta):
-        fields = [*DrillRunSerializer.Meta.fields, "plan_snapshot", "scorecard", "events"]
+        fields = [
+            *DrillRunSerializer.Meta.fields, "plan_snapshot", "scorecard", "fault_changes",
+            "restored", "events",
+        ]  # fmt: skip
         read_only_fields = fields
 
 

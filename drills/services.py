@@ -222,8 +222,8 @@ def drill_start(*, plan_id: int, actor: User) -> DrillRun:
 
 @transaction.atomic
 def drill_stop(*, run_id: int, actor: User, reason: str = "") -> DrillRun:
-    """Ask for the drill to stop now: the worker clears the fault, restores the baseline
-    and scores the run."""
+    """Ask for the drill to stop now: the worker clears the fault (taking back only what
+    it changed) and the run ends aborted, with this reason."""
     require_drill_role(actor, gettext_lazy("stop drills"))
     run = DrillRun.objects.select_for_update().filter(pk=run_id).first()
     if run is None:

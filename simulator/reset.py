@@ -1,13 +1,17 @@
 """Back to the baseline: what `python -m simulator reset` (POST /sim/reset) does.
 
-Drills and demos leave the world changed: scaled pools, edited templates and labels,
-ConfigMap revisions, cordoned and tainted nodes, rising counters, active scenarios. A
-drill must start from the same fleet every time, and a drill's stop must be able to put
-it back, so reset restores every baseline object (`objects.new_cluster`) through the
+Demos and test suites leave the world changed: scaled pools, edited templates and
+labels, ConfigMap revisions, cordoned and tainted nodes, rising counters, active
+scenarios. A person (or a suite between scenarios) may want the same fleet every time,
+so reset restores every baseline object (`objects.new_cluster`) through the
 store as one more writer (`simulator-reset`): resourceVersions keep increasing and the
 change history shows the reset, as it would for a GitOps sync on a real cluster. Objects
 the baseline does not have (a new ConfigMap, extra pods) are deleted. The fleet itself
 (engines, counters, faults below the API) starts over, already serving, as at start-up.
+
+A drill never calls it: a drill's end takes back only what its own fault changed
+(`POST /sim/clear/<slug>`, simulator/scenario_changes.py), so a fix a responder made
+meanwhile (a pool scaled up, a node cordoned) stays.
 """
 
 from __future__ import annotations

@@ -92,10 +92,16 @@ class Simulator:
             variant = (query.get("variant") or [""])[0]
             try:
                 with self.lock:
+                    already = parts[1] in self.fleet.active
                     self.fleet.inject(parts[1], variant)
+                    state = self.fleet.active.get(parts[1]) or {}
+                    # What the fault changed (scenario_changes.py), so the caller can
+                    # keep it and later check what the clear took back.
+                    recorded = _public(state.get("changes") or [])
             except ValueError as exc:
                 return 400, {"error": str(exc)}
-            return 200, {"injected": parts[1], "variant": variant}
+            return 200, {"injected": parts[1], "variant": variant, "already_active": already,
+                         "changes": recorded}  # fmt: skip
         if method == "POST" and parts == ["reset"]:
             with self.lock:
                 simulator_reset(self)
@@ -104,11 +110,23 @@ class Simulator:
             slug = parts[1] if len(parts) == 2 else None
             try:
                 with self.lock:
+                    states = {s: st for s, st in self.fleet.active.items() if slug in (None, s)}
                     self.fleet.clear(slug)
             except ValueError as exc:
                 return 400, {"error": str(exc)}
-            return 200, {"cleared": slug or "all"}
+            # Per scenario, what its stop restored, cleared or left alone (and who changed
+            # it since); a scenario that was not active had nothing to take back.
+            reports = {s: _public(st.get("report") or []) for s, st in states.items()}
+            answer: dict[str, object] = {"cleared": slug or "all", "reports": reports}
+            if slug is not None:
+                answer |= {"active": slug in states, "report": reports.get(slug, [])}
+            return 200, answer
         return 404, {"error": f"no such control: {method} /sim/{'/'.join(parts)}"}
+
+
+def _public(changes: list[dict]) -> list[dict]:
+    """A scenario's change records as answered: without the internal timestamps."""
+    return [{k: v for k, v in c.items() if k != "at_epoch"} for c in changes]
 
 
 REASONS = {500: "InternalError", 503: "ServiceUnavailable", 504: "Timeout", 429: "TooManyRequests"}

@@ -77,10 +77,11 @@ def test_plan_run_stop_and_score_a_drill_from_the_browser(
     page.get_by_test_id("stop-drill").click()
     page.locator('[data-testid="drill-status"]', has_text="Finished").wait_for(timeout=60_000)
     assert status.text_content().strip() == "Finished"
-    assert page.get_by_test_id("drill-verdict").text_content().strip() == "Failed"
+    # Stopped by a person: aborted with the reason, the criteria measured but not judged.
+    assert page.get_by_test_id("drill-verdict").text_content().strip() == "Aborted"
     card = page.get_by_test_id("scorecard")
-    assert "fail" in page.get_by_test_id("criterion-recovered").text_content()
-    assert "pass" in page.get_by_test_id("criterion-detected").text_content()
+    assert "not judged" in page.get_by_test_id("criterion-recovered").text_content()
+    assert "stopped by cara" in page.get_by_test_id("drill-aborted").text_content()
     assert "stopped by cara" in card.page.get_by_test_id("drill-run").text_content()
     assert cluster.status()["active_scenarios"] == []
     # Copied to docs/screenshot-drill.png for the README.

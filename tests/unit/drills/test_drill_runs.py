@@ -122,8 +122,9 @@ def test_a_drill_that_recovers_in_time_passes_with_evidence(drills, commander, p
     assert card["detected"]["values"]["seconds"] is not None
     assert run.scorecard["measurements"]["mttr_seconds"] is not None
     assert drill_last_passed(namespace="llm-serving", lws="vllm-chat", runbook="ttft-spike") == run
+    assert run.outcome == "passed"
     kinds = [e.payload.get("step") for e in incident.events.filter(kind=DRILL)]
-    assert kinds == ["linked", "cleared", "scored"]
+    assert kinds == ["linked", "cleared", "condition_cleared", "scored"]
 
 
 def test_the_drill_stops_itself_after_its_maximum_duration(drills, commander):
@@ -135,16 +136,18 @@ def test_the_drill_stops_itself_after_its_maximum_duration(drills, commander):
     run = execution.drill_run_check(run_id=run.pk)
 
     assert run.status == DrillRunStatus.FINISHED
-    assert run.passed is False
+    # A timeout is an abort with its reason, not a failed scorecard (issue 25).
+    assert run.outcome == "aborted"
+    assert run.passed is None
     assert "maximum of 60 s" in run.stop_reason
+    assert run.scorecard["aborted_reason"] == run.stop_reason
     assert active(drills) == []
     card = {c["id"]: c for c in run.scorecard["criteria"]}
-    assert card["detected"]["evidence"] == "no incident was opened"
-    assert [e.kind for e in run.events.all()][-3:] == ["stop_requested", "cleared", "scored"]
-    # The fleet is put back to its baseline through the simulator's /sim/reset.
-    cleared = run.events.get(kind="cleared")
-    assert cleared.payload["restored"]["reset"] is True
-    assert "note" not in cleared.payload["restored"]
+    assert card["detected"]["evidence"] == "no incident was opened"  # measured, not judged
+    assert [e.kind for e in run.events.all()][-4:] == [
+        "stop_requested", "cleared", "condition_cleared", "scored",
+    ]  # fmt: skip
+    assert "ABORTED" in run.events.get(kind="scored").message
 
 
 def test_a_real_sev1_stops_the_drill_and_stays_real(drills, commander, post_webhook):
@@ -176,7 +179,8 @@ def test_the_stop_button_clears_the_fault_and_says_so_on_the_incident(
     run = execution.drill_run_finish(run_id=run.pk)
 
     assert run.status == DrillRunStatus.FINISHED
-    assert run.passed is False
+    assert run.outcome == "aborted"
+    assert run.passed is None
     assert run.stop_reason == "stopped by cara: enough for today"
     assert active(drills) == []
     messages = list(incident.events.filter(kind=DRILL).values_list("message", flat=True))
