@@ -4,7 +4,7 @@ import os
 
 from celery import Celery, signals
 
-from config.celery_routes import BEAT_SCHEDULE, QUEUES, TASK_ROUTES
+from config.celery_routes import QUEUES, TASK_ROUTES, beat_schedule
 from console.localstack.processes import die_with_parent
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
@@ -23,7 +23,7 @@ _worker_pid: int | None = None
 def _apply_routes(sender: Celery, **_kwargs) -> None:
     sender.conf.task_queues = QUEUES
     sender.conf.task_routes = TASK_ROUTES
-    sender.conf.beat_schedule = BEAT_SCHEDULE
+    sender.conf.beat_schedule = beat_schedule()
 
 
 @signals.worker_init.connect

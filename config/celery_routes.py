@@ -6,6 +6,7 @@ so a new task cannot silently land on a queue no worker consumes.
 
 from datetime import timedelta
 
+from django.conf import settings
 from kombu import Exchange, Queue
 
 from console.queues import ACTIONS, NOTIFICATIONS, QUEUE_NAMES
@@ -18,6 +19,7 @@ QUEUES = tuple(Queue(name, Exchange(name), routing_key=name) for name in QUEUE_N
 TASK_ROUTES = {
     "incidents.tasks.webhook_receipt_replay": {"queue": "default"},
     "incidents.tasks.webhook_receipts_prune": {"queue": "default"},
+    "incidents.tasks.alertmanager_reconcile": {"queue": "default"},
     "actions.tasks.action_run_execute": {"queue": ACTIONS},
     "actions.tasks.action_runs_recover": {"queue": "default"},
     "actions.tasks.config_revisions_capture": {"queue": "default"},
@@ -48,6 +50,12 @@ TASK_ROUTES = {
 }
 
 BEAT_SCHEDULE = {
+    "reconcile-alertmanager": {
+        "task": "incidents.tasks.alertmanager_reconcile",
+        # Silenced alerts get no resolved notification: ask Alertmanager what it holds.
+        # The interval is ALERTMANAGER_RECONCILE_SECONDS (beat_schedule, below).
+        "schedule": timedelta(seconds=60),
+    },
     "prune-webhook-receipts": {
         "task": "incidents.tasks.webhook_receipts_prune",
         "schedule": timedelta(hours=1),
@@ -86,3 +94,14 @@ BEAT_SCHEDULE = {
         "schedule": timedelta(seconds=60),  # what a broker outage left unqueued
     },
 }
+
+
+def beat_schedule() -> dict[str, dict[str, object]]:
+    """BEAT_SCHEDULE with the intervals the settings choose; called once Celery reads its
+    configuration (config/celery.py), when Django's settings are loaded: this module is
+    imported before they are, so it cannot read them at import."""
+    schedule = {name: dict(entry) for name, entry in BEAT_SCHEDULE.items()}
+    schedule["reconcile-alertmanager"]["schedule"] = timedelta(
+        seconds=settings.ALERTMANAGER_RECONCILE_SECONDS
+    )
+    return schedule

@@ -16,6 +16,9 @@ PROMETHEUS_TIMEOUT_SECONDS = env.float("PROMETHEUS_TIMEOUT_SECONDS", default=3.0
 # Silences from the incident page go to Alertmanager's v2 API (incidents/silences/client.py).
 ALERTMANAGER_URL = env.str("ALERTMANAGER_URL", default="http://127.0.0.1:9093")
 ALERTMANAGER_TIMEOUT_SECONDS = env.float("ALERTMANAGER_TIMEOUT_SECONDS", default=3.0)
+# Alertmanager replicas (HA), each asked for its alerts when the console reconciles with
+# Alertmanager's view (incidents/alertmanager_view/); empty: ALERTMANAGER_URL alone.
+ALERTMANAGER_REPLICA_URLS = env.list("ALERTMANAGER_REPLICA_URLS", default=[])
 
 # --- Kubernetes (remediation actions, readiness) ----------------------------------------
 # A kubeconfig path, else in-cluster config when running in a pod.

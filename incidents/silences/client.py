@@ -125,8 +125,9 @@ def base_url() -> str:
     return str(settings.ALERTMANAGER_URL).rstrip("/")
 
 
-def _call(method: str, path: str, **kwargs: Any) -> requests.Response:
-    url, timeout = base_url(), float(settings.ALERTMANAGER_TIMEOUT_SECONDS)
+def _call(method: str, path: str, *, base: str = "", **kwargs: Any) -> requests.Response:
+    """One call to Alertmanager (`base`: one replica's URL, else ALERTMANAGER_URL)."""
+    url, timeout = base.rstrip("/") or base_url(), float(settings.ALERTMANAGER_TIMEOUT_SECONDS)
     try:
         # The timeout bounds the whole call (connect, send, every read), not each read.
         return service_request(method, url + path, deadline=timeout, **kwargs)

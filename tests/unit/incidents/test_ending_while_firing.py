@@ -21,7 +21,8 @@ HTMX = {"HTTP_HX_REQUEST": "true"}
 
 
 def firing_incident(*pods: str, resolved: tuple[str, ...] = ()) -> Incident:
-    incident = IncidentFactory()
+    # SEV3: resolving asks nothing about command (test_command.py covers SEV1/SEV2).
+    incident = IncidentFactory(severity="SEV3")
     for pod in pods:
         AlertFactory(incident=incident, labels={"alertname": "VLLMHighTTFT", "pod": pod})
     for pod in resolved:
