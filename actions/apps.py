@@ -17,8 +17,10 @@ class ActionsConfig(AppConfig):
         # registry: models load after apps are ready
         from actions.access import log_access_at_worker_start
         from actions.recommended import recommended_actions
+        from actions.related import lead_action_runs
         from actions.selectors import action_runs_waiting_count
         from console.liveness.banner import waiting_work_register
+        from incidents.related.lead_work import lead_work_register
         from runbooks.recommendations import triage_recommender_register
 
         worker_ready.connect(log_access_at_worker_start, weak=False)
@@ -34,3 +36,5 @@ class ActionsConfig(AppConfig):
         # triage branch's recommended actions, ready to request:
         action_kinds_register(app=self.name, names=KINDS)
         triage_recommender_register(recommended_actions)
+        # a related incident's "Part of #N" panel shows what its lead already has under way
+        lead_work_register(lead_action_runs)

@@ -3,6 +3,7 @@
 from django.urls import path
 
 from incidents import api
+from incidents.related import api as related_api
 from incidents.silences import api as silences_api
 
 app_name = "incidents_api"
@@ -36,6 +37,16 @@ urlpatterns = [
         "incidents/<int:pk>/commander/",
         api.IncidentCommanderApi.as_view(),
         name="incident-commander",
+    ),
+    path(
+        "incidents/<int:pk>/merge/",
+        related_api.IncidentMergeApi.as_view(),
+        name="incident-merge",
+    ),
+    path(
+        "incidents/<int:pk>/unlink/",
+        related_api.IncidentUnlinkApi.as_view(),
+        name="incident-unlink",
     ),
     path(
         "incidents/<int:pk>/silences/",

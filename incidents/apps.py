@@ -8,10 +8,15 @@ class IncidentsConfig(AppConfig):
 
     def ready(self) -> None:
         # registry: models load after apps are ready
-        from incidents.models import TimelineEventType
+        from django.db.models.signals import post_save
+
+        from incidents.models import Incident, TimelineEventType
         from incidents.panels import incident_panel_register
+        from incidents.related import receivers
+        from incidents.related import timeline as related_timeline
         from incidents.silences.views import panel_context
         from incidents.timeline_kinds import timeline_kinds_register
+        from incidents.timeline_signal import timeline_appended
 
         timeline_kinds_register(app=self.name, kinds=TimelineEventType.choices)
         # Between the runbook's actions (20) and its signals (30): what a responder
@@ -21,4 +26,12 @@ class IncidentsConfig(AppConfig):
             order=25,
             template="incidents/_silences_section.html",
             context=panel_context,
+        )
+        # Related incidents: first beside the timeline ("Part of #N" says where to work),
+        # linked once an opening commits, unlinked from real ones when marked a drill.
+        timeline_kinds_register(app=self.name, kinds=related_timeline.LABELS)
+        incident_panel_register(key="related", order=5, template="incidents/_related_section.html")
+        timeline_appended.connect(receivers.on_timeline_appended, dispatch_uid="incidents.related")
+        post_save.connect(
+            receivers.on_incident_saved, sender=Incident, dispatch_uid="incidents.related.kinds"
         )

@@ -1,6 +1,7 @@
 from django.urls import path
 
 from incidents import views
+from incidents.related import views as related_views
 from incidents.silences import views as silences_views
 
 app_name = "incidents"
@@ -26,6 +27,17 @@ urlpatterns = [
         "incidents/<int:pk>/silences/<uuid:silence_id>/expire/",
         silences_views.incident_silence_expire,
         name="silence-expire",
+    ),
+    path("incidents/<int:pk>/related/", related_views.incident_related_panel, name="related"),
+    path(
+        "incidents/<int:pk>/related/merge/",
+        related_views.incident_related_merge_view,
+        name="related-merge",
+    ),
+    path(
+        "incidents/<int:pk>/related/unlink/",
+        related_views.incident_related_unlink_view,
+        name="related-unlink",
     ),
     path("receipts/", views.receipt_list, name="receipts"),
     path("receipts/<int:pk>/", views.receipt_detail, name="receipt-detail"),

@@ -1,5 +1,6 @@
 """REST API of the runbooks app: live triage of an incident."""
 
+from django.urls import reverse
 from drf_spectacular.utils import extend_schema
 from rest_framework.response import Response
 
@@ -8,6 +9,7 @@ from console.http import AuthedApiRequest
 from console.permissions import HasConsoleRole, require_perm
 from incidents import selectors
 from incidents.permissions import VIEW
+from incidents.related.selectors import incident_lead
 from runbooks.auto_triage.queue import auto_triage_seen
 from runbooks.recommendations import recommended_actions
 from runbooks.serializers import TriageSerializer, triage_data
@@ -40,4 +42,9 @@ class IncidentTriageApi(ConsoleApi):
         result = incident_triage(incident=incident, alerts=alerts)
         auto_triage_seen(incident=incident, result=result)  # another branch: post it
         recommended = recommended_actions(incident=incident, result=result, alerts=alerts)
-        return Response(TriageSerializer(triage_data(result, recommended)).data)
+        data = {**triage_data(result, recommended), "lead": None}
+        lead = incident_lead(incident=incident)  # a related incident: the lead's runbook leads
+        if lead is not None and lead.is_open:
+            url = reverse("runbooks_api:incident-triage", args=[lead.pk])
+            data["lead"] = {"incident": lead.pk, "runbook": lead.runbook, "triage": url}
+        return Response(TriageSerializer(data).data)

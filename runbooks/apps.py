@@ -12,6 +12,7 @@ class RunbooksConfig(AppConfig):
 
     def ready(self) -> None:
         # registry: models load after apps are ready
+        from incidents.related.precedence import lead_precedence_register
         from incidents.timeline_signal import timeline_appended
         from runbooks import (
             checks,  # noqa: F401  (registers the catalogue's system check)
@@ -19,6 +20,7 @@ class RunbooksConfig(AppConfig):
             timeline_text,
         )
         from runbooks.auto_triage.queue import on_timeline_appended
+        from runbooks.catalog import runbook_leads_over
 
         # incidents imports no higher app: we tell it our timeline kinds (and their
         # console-written lines, worded again in the viewer's language) and our panels.
@@ -31,3 +33,5 @@ class RunbooksConfig(AppConfig):
             incident_panel_register(key=key, order=order, template=template)
         # Auto-triage: incidents tells whoever listens what it appended, after the commit.
         timeline_appended.connect(on_timeline_appended, dispatch_uid="runbooks.auto_triage")
+        # Related incidents: which runbook leads over which (`leads_over:`).
+        lead_precedence_register(runbook_leads_over)

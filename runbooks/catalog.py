@@ -40,6 +40,7 @@ __all__ = [
     "load_catalog",
     "parse_runbook",
     "runbook_for_labels",
+    "runbook_leads_over",
 ]
 
 DEFAULT_DIR = Path(__file__).resolve().parent / "catalog"
@@ -154,6 +155,11 @@ def _english(directory: Path) -> Edition:
                 raise f.error(f"alerts[{i}]", f"{alert} is already answered by {by_alert[alert]}")
             by_alert[alert] = rb.slug
         runbooks[rb.slug] = rb
+    for rb in runbooks.values():
+        for i, other in enumerate(rb.leads_over):
+            if other not in runbooks or rb.slug in runbooks[other].leads_over:
+                why = "no such runbook" if other not in runbooks else "it leads over this one"
+                raise Fields(rb.source).error(f"leads_over[{i}]", f"{other!r}: {why}")
     return Edition(
         translations.SOURCE_LANGUAGE,
         MappingProxyType(runbooks),
@@ -192,6 +198,12 @@ def _translated(directory: Path, language: str, english: Edition) -> Edition:
         MappingProxyType(categories),
         english._by_alert,  # alert names are shared
     )
+
+
+def runbook_leads_over(a: str, b: str) -> bool:
+    """Whether runbook `a` declares it leads over runbook `b` (incidents.related asks)."""
+    runbook = load_catalog().english.get(a)
+    return runbook is not None and b in runbook.leads_over
 
 
 def runbook_for_labels(labels: Mapping[str, Any], catalog: Catalog | None = None) -> Runbook | None:

@@ -70,8 +70,21 @@ class PrometheusStatusSerializer(serializers.Serializer):
     )
 
 
+class TriageLeadSerializer(serializers.Serializer):
+    incident = serializers.IntegerField()
+    runbook = serializers.CharField(allow_blank=True)
+    triage = serializers.CharField(help_text="The lead's triage: GET it for the fix to request.")
+
+
 class TriageSerializer(serializers.Serializer):
     incident = serializers.IntegerField()
+    lead = TriageLeadSerializer(
+        allow_null=True,
+        required=False,
+        help_text="The open incident this one is part of (incidents/related): its runbook "
+        "drives triage, so request its recommended actions there, on the lead. null when "
+        "this incident leads or stands alone.",
+    )
     runbook = serializers.CharField(allow_blank=True, help_text='"" when no runbook matches.')
     title = serializers.CharField(allow_blank=True)
     message = serializers.CharField(allow_blank=True)

@@ -86,7 +86,7 @@ RUNBOOK_KEYS = (
 
 def parse_runbook(file: Path) -> Runbook:
     f = Fields(display_path(file))
-    d = f.mapping(read_yaml(file), "", required=RUNBOOK_KEYS, optional=("guard",))
+    d = f.mapping(read_yaml(file), "", required=RUNBOOK_KEYS, optional=("guard", "leads_over"))
     slug = f.text(d["slug"], "slug")
     if not is_runbook_slug(slug):
         raise f.error("slug", f"expected a runbook name ({RUNBOOK_SLUG_RULE}); got {slug!r}")
@@ -120,7 +120,20 @@ def parse_runbook(file: Path) -> Runbook:
         golden_signals=_signals(f, d["golden_signals"]),
         source=f.file,
         guard=parse_guard(f, d["guard"], _promql) if "guard" in d else None,
+        leads_over=_leads_over(f, d.get("leads_over", []), slug),
     )
+
+
+def _leads_over(f: Fields, value: Any, slug: str) -> tuple[str, ...]:
+    """Other runbooks' slugs (whether the catalogue has them is load_catalog's check)."""
+    slugs = tuple(
+        f.text(x, f"leads_over[{i}]")
+        for i, x in enumerate(f.seq(value, "leads_over", allow_empty=True))
+    )
+    for i, other in enumerate(slugs):
+        if not is_runbook_slug(other) or other == slug:
+            raise f.error(f"leads_over[{i}]", f"expected another runbook's name; got {other!r}")
+    return slugs
 
 
 def _promql(f: Fields, value: Any, path: str) -> tuple[str, tuple[str, ...]]:

@@ -207,8 +207,9 @@ def test_api_answers_the_documented_shape(prom, incident, make_user, django_asse
     assert r.status_code == 200, r.content
     body = r.json()
     assert set(body) == {"incident", "runbook", "title", "message", "checks", "decision",
-                         "prometheus", "evaluated_at"}  # fmt: skip
+                         "prometheus", "evaluated_at", "lead"}  # fmt: skip
     assert body["incident"] == inc.pk
+    assert body["lead"] is None  # it is part of no other incident (incidents/related)
     assert body["runbook"] == "nccl-hang"
     assert body["decision"]["branch"] == "hang"
     assert body["decision"]["recommended_actions"] == ["restart_lws_group", "cordon_node"]
