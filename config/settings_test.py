@@ -63,6 +63,9 @@ from config.settings import *  # noqa: E402,F403
 from config.settings import VAR_DIR  # noqa: E402
 
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]  # speed only
+# Links as production has them (a configured address): a test request then records no
+# address (notifications/links.py); the tests of that fallback set it to "".
+NOTIFY_CONSOLE_URL = "http://testserver"
 # Real Redis when it runs (db 15, keys under this run's own prefix), else in-memory.
 if "TEST_CELERY_BROKER_URL" in os.environ:
     CELERY_BROKER_URL = os.environ["TEST_CELERY_BROKER_URL"]

@@ -20,3 +20,5 @@ class NotificationsConfig(AppConfig):
         from incidents.timeline_signal import timeline_appended
 
         timeline_appended.connect(_timeline_appended, dispatch_uid="notifications.timeline")
+        # registry: the deploy check registers itself on import
+        from notifications import checks  # noqa: F401

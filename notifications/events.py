@@ -20,6 +20,9 @@ from incidents.rules import is_worse
 from notifications.models import Event
 from postmortems.timeline_kinds import POSTMORTEM
 
+# Back from mitigated (alerts fire again) or from resolved (reopened): INCIDENT_REOPENED.
+_FIRED_AGAIN_FROM = {IncidentStatus.MITIGATED, IncidentStatus.RESOLVED}
+_FIRED_AGAIN_TO = {IncidentStatus.TRIGGERED, IncidentStatus.ACKNOWLEDGED}
 _STATUS_EVENTS = {
     IncidentStatus.MITIGATED: Event.INCIDENT_MITIGATED,
     IncidentStatus.RESOLVED: Event.INCIDENT_RESOLVED,
@@ -57,8 +60,10 @@ def notice_for(event: TimelineEvent) -> Notice | None:
         return notice(Event.INCIDENT_OPENED, {"reopened": False})
     if event.kind == TimelineEventType.STATUS_CHANGED:
         old, new = payload.get("from"), payload.get("to")
-        if old == IncidentStatus.RESOLVED and new == IncidentStatus.TRIGGERED:
-            return notice(Event.INCIDENT_OPENED, {"reopened": True})
+        if old in _FIRED_AGAIN_FROM and new in _FIRED_AGAIN_TO:
+            # A fix that did not hold: by a commander's reopen, or its alerts firing again.
+            how = "by_hand" if event.actor_id is not None else "alerts"
+            return notice(Event.INCIDENT_REOPENED, {"previous_status": old, "reopened_by": how})
         if new in _STATUS_EVENTS:
             return notice(_STATUS_EVENTS[new], {"previous_status": old})
         return None

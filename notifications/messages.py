@@ -14,16 +14,18 @@ from django.utils.translation import ngettext
 
 from incidents.models import Incident
 from notifications.events import Notice
+from notifications.links import console_url
 from notifications.models import Event
 
 BODY_VERSION = 1
 
 
-def absolute(path: str) -> str:
-    return settings.NOTIFY_CONSOLE_URL.rstrip("/") + path
+def absolute(path: str, base: str | None = None) -> str:
+    """`path` on the console's address (links.console_url unless the caller has it)."""
+    return (console_url() if base is None else base) + path
 
 
-def _incident(incident: Incident | None) -> dict[str, Any] | None:
+def _incident(incident: Incident | None, base: str) -> dict[str, Any] | None:
     if incident is None:
         return None
     return {
@@ -35,26 +37,29 @@ def _incident(incident: Incident | None) -> dict[str, Any] | None:
         "runbook": incident.runbook,
         "commander": incident.commander.get_username() if incident.commander else None,
         "is_drill": incident.is_drill,
-        "url": absolute(reverse("incidents:detail", args=[incident.pk])),
+        "url": absolute(reverse("incidents:detail", args=[incident.pk]), base),
     }
 
 
-def _summary(notice: Notice, incident: Incident | None) -> tuple[str, str]:
+def _summary(notice: Notice, incident: Incident | None, base: str) -> tuple[str, str]:
     """(one line, the page it points at), in the active language."""
     d = notice.details
     if incident is None:
         return _("Test notification from the vLLM Incident Console"), absolute(
-            reverse("notifications:list")
+            reverse("notifications:list"), base
         )
     ref = _("[%(severity)s] Incident #%(id)s") % {"severity": incident.severity, "id": incident.pk}
     page = reverse("incidents:detail", args=[incident.pk])
     words = {"ref": ref, "title": incident.title}
     match notice.event:
         case Event.INCIDENT_OPENED:
+            # "reopened": deliveries recorded before INCIDENT_REOPENED existed.
             if d.get("reopened"):
                 line = _("%(ref)s reopened: %(title)s") % words
             else:
                 line = _("%(ref)s opened: %(title)s") % words
+        case Event.INCIDENT_REOPENED:
+            line = _fired_again_line(d, words)
         case Event.SEVERITY_RAISED:
             line = _("%(ref)s severity raised %(old)s → %(new)s: %(title)s") % {
                 **words,
@@ -91,7 +96,16 @@ def _summary(notice: Notice, incident: Incident | None) -> tuple[str, str]:
             page = reverse("postmortems:items") + f"?item={d.get('action_item')}"
         case _:
             line = f"{ref}: {notice.event}"
-    return " ".join(line.split())[:500], absolute(page)  # one line: it is an email subject
+    return " ".join(line.split())[:500], absolute(page, base)  # one line: an email subject
+
+
+def _fired_again_line(d: dict[str, Any], words: dict[str, str]) -> str:
+    by_hand = d.get("reopened_by") == "by_hand"
+    if d.get("previous_status") == "mitigated":
+        return _("%(ref)s fired again after it was mitigated: %(title)s") % words
+    if by_hand:
+        return _("%(ref)s reopened by hand after it was resolved: %(title)s") % words
+    return _("%(ref)s fired again after it was resolved, so it reopened: %(title)s") % words
 
 
 def _overdue_line(d: dict[str, Any], incident: Incident) -> str:
@@ -117,13 +131,16 @@ def message_build(
     *,
     actor: str | None = None,
     language: str | None = None,
+    base_url: str | None = None,
 ) -> tuple[str, dict[str, Any]]:
     """(summary, body) for one notice, worded in `language` (the target's; default the
     console's). The body records the language so Slack and email, rendered from it at
-    send time, and every retry speak the same one."""
+    send time, and every retry speak the same one. `base_url`: the console's address,
+    when the caller looked it up once for many messages (links.console_url)."""
     language = language or settings.LANGUAGE_CODE
+    base = console_url() if base_url is None else base_url
     with translation.override(language):
-        summary, url = _summary(notice, incident)
+        summary, url = _summary(notice, incident, base)
         event_label = str(Event(notice.event).label)
     body = {
         "version": BODY_VERSION,
@@ -136,7 +153,7 @@ def message_build(
         "text": notice.text,
         "url": url,
         "actor": actor,
-        "incident": _incident(incident),
+        "incident": _incident(incident, base),
         "details": notice.details,
     }
     return summary, body

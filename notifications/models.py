@@ -23,7 +23,9 @@ SECRET_MIN_CHARS = 16
 class Event(models.TextChoices):
     """What the console notifies about. Stored values never change."""
 
-    INCIDENT_OPENED = "incident_opened", gettext_lazy("Incident opened or reopened")
+    INCIDENT_OPENED = "incident_opened", gettext_lazy("Incident opened")
+    # Firing again: a mitigated incident's alerts fire again, or a resolved one reopens.
+    INCIDENT_REOPENED = "incident_reopened", gettext_lazy("Incident fired again or reopened")
     SEVERITY_RAISED = "severity_raised", gettext_lazy("Severity raised")
     COMMANDER_CHANGED = "commander_changed", gettext_lazy("Commander changed")
     INCIDENT_MITIGATED = "incident_mitigated", gettext_lazy("Incident mitigated")
@@ -288,3 +290,19 @@ class Delivery(models.Model):
 
     def __str__(self) -> str:
         return f"#{self.pk} {self.event} → {self.target_id} ({self.status})"
+
+
+class SeenOrigin(models.Model):
+    """How people last reached the console (`scheme://host[:port]`), one row: the base of
+    notification links when NOTIFY_CONSOLE_URL is not set (notifications/links.py). The
+    web process writes it, the worker reads it, so it lives in the database."""
+
+    origin = models.CharField(max_length=300)
+    seen_at = models.DateTimeField()
+
+    class Meta:
+        verbose_name = gettext_lazy("seen console address")
+        verbose_name_plural = gettext_lazy("seen console addresses")
+
+    def __str__(self) -> str:
+        return self.origin

@@ -5,3 +5,9 @@ from django.utils.translation import gettext_lazy as _
 class ReadinessConfig(AppConfig):
     name = "readiness"
     verbose_name = _("Pre-launch checklist")
+
+    def ready(self) -> None:
+        # registry: beat's start queues the first discovery (readiness/startup.py)
+        from readiness import startup
+
+        startup.connect()

@@ -39,6 +39,9 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # How people reach the console, for notification links while NOTIFY_CONSOLE_URL is
+    # unset (notifications/links.py).
+    "notifications.links.SeenOriginMiddleware",
     # After sessions and auth: the viewer's saved language and time zone win over the
     # browser's.
     "console.viewer.ViewerMiddleware",

@@ -27,6 +27,7 @@ from django.conf import settings
 from django.db import IntegrityError, OperationalError, connection, transaction
 from django.utils import timezone
 
+from incidents.drill_claims import new_incidents_claim
 from incidents.ingest import decide, write_postgres, write_sqlite
 from incidents.ingest.decide import Batch
 from incidents.ingest.group import Groups, groups_of
@@ -159,6 +160,7 @@ def notification_apply(
     #    alerts_ingest retries it against the winner's incident).
     loaded = decide.loaded(rows, found, groups, since)
     new = decide.incidents_to_open(payload, groups, loaded, batch)
+    new_incidents_claim(new, groups)  # a running drill's incident opens as a drill
     db.models_insert(new)
     # 3. Merge the alerts into their rows, and write them.
     decide.alerts_merge(payload, groups, loaded, batch, new)

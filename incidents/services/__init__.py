@@ -2,10 +2,10 @@
 (ingest's bulk writes through incidents.ingest, whose entry point is re-exported)."""
 
 from incidents.ingest.apply import IngestResult, alerts_ingest
+from incidents.services.command import incident_commander_set
 from incidents.services.drill import incident_drill_mark
 from incidents.services.lifecycle import (
     incident_acknowledge,
-    incident_commander_set,
     incident_mitigate,
     incident_note_add,
     incident_reopen,

@@ -1,4 +1,5 @@
-"""What people do to an incident: acknowledge, mitigate, resolve, reopen, notes, command.
+"""What people do to an incident: acknowledge, mitigate, resolve, reopen, notes (command:
+command.py; the first acknowledgement takes command when nobody holds it).
 
 Each service locks the incident row, checks the actor's permission and the state,
 and writes the change and its timeline event in one transaction.
@@ -6,12 +7,12 @@ and writes the change and its timeline event in one transaction.
 Mitigating or resolving an incident whose alerts still fire is refused with
 `AlertsFiring` (code "alerts_firing", naming the alerts) unless the person confirms and
 gives a reason; the timeline keeps both. Alertmanager's own "all resolved" (ingestion)
-does not come through here and is not asked.
+does not come through here and is not asked. Resolving a SEV1 or SEV2 that nobody
+commands is refused with `NoCommander` (code "no_commander") unless confirmed.
 """
 
 from collections.abc import Mapping
 
-from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone, translation
@@ -30,6 +31,7 @@ from incidents.models import (
     TimelineEventType,
 )
 from incidents.selectors import incident_for_update
+from incidents.services.command import command_on_acknowledge, no_commander_check
 from incidents.transitions import apply_transition, status_word
 
 NOTE_MAX_CHARS = 10_000
@@ -139,6 +141,7 @@ def _transition(
     what: str | Promise,
     reason: str = "",
     confirm: bool = False,
+    confirm_no_commander: bool = False,
 ) -> Incident:
     require(actor, perm, what)
     reason = _clean_text(reason, limit=REASON_MAX_CHARS, what="reason", required=False)
@@ -150,8 +153,13 @@ def _transition(
         names, count = _firing(incident)
         if count:
             _confirmed_while_firing(event, transition.verb, names, count, confirm, reason)
+    if to == IncidentStatus.RESOLVED:
+        no_commander_check(incident, event, confirm=confirm_no_commander)
     incident.save()
     event.save()
+    if to == IncidentStatus.ACKNOWLEDGED:
+        # After the status event, so the timeline reads "acknowledged", then "took command".
+        command_on_acknowledge(incident, actor=actor)
     return incident
 
 
@@ -210,9 +218,15 @@ def incident_mitigate(
 
 @transaction.atomic
 def incident_resolve(
-    *, incident_id: int, actor: User, reason: str = "", confirm: bool = False
+    *,
+    incident_id: int,
+    actor: User,
+    reason: str = "",
+    confirm: bool = False,
+    confirm_no_commander: bool = False,
 ) -> Incident:
-    """AlertsFiring while alerts fire, unless `confirm` and a `reason` are given."""
+    """AlertsFiring while alerts fire, unless `confirm` and a `reason` are given;
+    NoCommander for a SEV1/SEV2 nobody commands, unless `confirm_no_commander`."""
     return _transition(
         incident_id=incident_id,
         actor=actor,
@@ -221,6 +235,7 @@ def incident_resolve(
         what=gettext_lazy("resolve incidents"),
         reason=reason,
         confirm=confirm,
+        confirm_no_commander=confirm_no_commander,
     )
 
 
@@ -270,49 +285,3 @@ def incident_note_add(*, incident_id: int, actor: User, text: str) -> TimelineEv
         source="console",
         message=text,
     )
-
-
-@transaction.atomic
-def incident_commander_set(*, incident_id: int, actor: User, commander_id: int | None) -> Incident:
-    """Take command (anyone who may, when nobody holds it) or assign it (commanders)."""
-    incident = incident_for_update(incident_id=incident_id)
-    taking_free_seat = commander_id == actor.pk and incident.commander_id is None
-    if taking_free_seat and actor.has_perm(perms.TAKE_COMMAND):
-        pass
-    else:
-        require(actor, perms.ASSIGN_COMMANDER, gettext_lazy("assign the incident commander"))
-    if commander_id == incident.commander_id:
-        raise DomainError(
-            gettext_noop("That person is already the incident commander."), code="unchanged"
-        )
-    new = None
-    if commander_id is not None:
-        new = get_user_model().objects.filter(pk=commander_id, is_active=True).first()
-        if new is None:
-            raise DomainError(
-                gettext_noop("No active user with id %(id)s."),
-                code="invalid",
-                params={"id": commander_id},
-            )
-        if not new.has_perm(perms.TAKE_COMMAND):
-            raise DomainError(
-                gettext_noop("%(name)s has no responder role, so cannot command."),
-                code="invalid",
-                params={"name": new.get_username()},
-            )
-    old = incident.commander
-    incident.commander = new
-    incident.save(update_fields=["commander", "updated_at"])
-    old_name = old.get_username() if old else None
-    new_name = new.get_username() if new else None
-    verb = "took command" if taking_free_seat else "set the commander"
-    TimelineEvent.objects.create(
-        incident=incident,
-        kind=TimelineEventType.COMMANDER_CHANGED,
-        occurred_at=timezone.now(),
-        actor=actor,
-        source="console",
-        message=f"{actor.get_username()} {verb}: {old_name or 'nobody'} → {new_name or 'nobody'}.",
-        payload={"from": old_name, "to": new_name},
-    )
-    return incident

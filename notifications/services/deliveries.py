@@ -27,6 +27,7 @@ from console.permissions import require
 from incidents.models import Incident, TimelineEvent
 from notifications import transports
 from notifications.events import Notice, notice_for
+from notifications.links import console_url
 from notifications.messages import message_build
 from notifications.models import Delivery, DeliveryStatus, Event, Rule, Target
 from notifications.permissions import RETRY
@@ -97,6 +98,7 @@ def deliveries_record(*, notices: list[Notice]) -> list[int]:
         else []
     )
     now = timezone.now()
+    base_url = console_url()  # once, however many messages
     rows: dict[tuple[int, str], Delivery] = {}
     for notice in notices:
         incident = incidents.get(notice.incident_id)
@@ -117,7 +119,7 @@ def deliveries_record(*, notices: list[Notice]) -> list[int]:
                 actor = actors.get(notice.actor_id) if notice.actor_id else None
                 if target.language not in built:
                     built[target.language] = message_build(
-                        notice, incident, actor=actor, language=target.language
+                        notice, incident, actor=actor, language=target.language, base_url=base_url
                     )
                 summary, body = built[target.language]
                 rows[(target.pk, notice.key)] = Delivery(

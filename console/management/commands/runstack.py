@@ -19,9 +19,26 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand
 
 from console.localstack.monitoring import RULES_DIR, Ports, monitoring_commands
+from console.localstack.records import simulator_url_record
 from console.localstack.supervisor import Supervisor
 
 BIN = Path(sys.executable).parent
+
+
+# Listening on every address says nothing about the one people use: the console then
+# takes it from their requests (notifications/links.py) rather than from a guess.
+WILDCARD_HOSTS = {"0.0.0.0", "::", "[::]", ""}  # noqa: S104 (compared, never bound)
+
+
+def console_url_env(host: str, port: int) -> dict[str, str]:
+    """NOTIFY_CONSOLE_URL for the stack's processes: an operator's own value, else the
+    address this stack serves on, so links in notifications carry its real port."""
+    if settings.NOTIFY_CONSOLE_URL:
+        return {"NOTIFY_CONSOLE_URL": settings.NOTIFY_CONSOLE_URL}
+    if host in WILDCARD_HOSTS:
+        return {}
+    shown = f"[{host}]" if ":" in host and not host.startswith("[") else host
+    return {"NOTIFY_CONSOLE_URL": f"http://{shown}:{port}"}
 
 
 class Command(BaseCommand):
@@ -66,10 +83,13 @@ class Command(BaseCommand):
             "PROMETHEUS_URL": f"http://127.0.0.1:{ports.prometheus}",
             "ALERTMANAGER_URL": f"http://127.0.0.1:{ports.alertmanager}",
             "KUBECONFIG": os.environ.get("KUBECONFIG", str(kubeconfig)),
+            **console_url_env(host, port),
         }
         commands = self._console_commands(host, port, var)
         if not console_only:
             commands.update(self._loop_commands(var, ports, kubeconfig))
+            # The simulator CLI reads it: `python -m simulator status` finds this stack.
+            simulator_url_record(var, f"http://127.0.0.1:{ports.simulator}")
         supervisor = Supervisor(log=self.stderr.write)
         for name, cmd in commands.items():
             supervisor.start(name, cmd, env=env)

@@ -44,6 +44,7 @@ def production(**extra) -> dict:
         "SECRET_KEY": secrets.token_urlsafe(50),
         "ALLOWED_HOSTS": "console.example.internal",
         "FIELD_ENCRYPTION_KEYS": secrets.token_urlsafe(32),
+        "NOTIFY_CONSOLE_URL": "https://console.example.internal",
         **extra,
     }
 

@@ -252,7 +252,11 @@ def test_late_resolved_after_a_person_resolved_opens_nothing(post_webhook, make_
     post_webhook(notification([a]))
     inc = Incident.objects.get()
     services.incident_resolve(
-        incident_id=inc.pk, actor=commander, confirm=True, reason="alert lags"
+        confirm_no_commander=True,
+        incident_id=inc.pk,
+        actor=commander,
+        confirm=True,
+        reason="alert lags",
     )
     post_webhook(notification([resolved(a)]))
     assert Incident.objects.count() == 1
@@ -266,7 +270,11 @@ def test_resend_of_a_firing_alert_after_a_person_resolved_does_not_reopen(post_w
     post_webhook(notification([a]))
     inc = Incident.objects.get()
     services.incident_resolve(
-        incident_id=inc.pk, actor=commander, confirm=True, reason="alert lags"
+        confirm_no_commander=True,
+        incident_id=inc.pk,
+        actor=commander,
+        confirm=True,
+        reason="alert lags",
     )
     post_webhook(notification([a]))  # repeat_interval re-send of the same episode
     inc.refresh_from_db()
@@ -280,7 +288,7 @@ def test_firing_again_within_the_flap_window_reopens_the_same_incident(post_webh
     post_webhook(notification([a]))
     post_webhook(notification([resolved(a)]))
     inc = Incident.objects.get()
-    services.incident_resolve(incident_id=inc.pk, actor=commander)
+    services.incident_resolve(confirm_no_commander=True, incident_id=inc.pk, actor=commander)
     again = alert(starts_at=BASE + timedelta(minutes=20))
     r = post_webhook(notification([again]))
     assert r.json()["reopened"] == [inc.pk]
@@ -298,7 +306,11 @@ def test_firing_again_after_the_flap_window_opens_a_new_incident(post_webhook, m
     post_webhook(notification([a]))
     first = Incident.objects.get()
     services.incident_resolve(
-        incident_id=first.pk, actor=commander, confirm=True, reason="alert lags"
+        confirm_no_commander=True,
+        incident_id=first.pk,
+        actor=commander,
+        confirm=True,
+        reason="alert lags",
     )
     Incident.objects.filter(pk=first.pk).update(
         resolved_at=timezone.now() - timedelta(seconds=settings.INCIDENT_REOPEN_WINDOW_SECONDS + 5)
@@ -356,7 +368,7 @@ def test_earlier_episode_of_the_same_alert_is_left_alone(post_webhook, make_user
     post_webhook(notification([first]))
     post_webhook(notification([resolved(first)]))
     old = Incident.objects.get()
-    services.incident_resolve(incident_id=old.pk, actor=commander)
+    services.incident_resolve(confirm_no_commander=True, incident_id=old.pk, actor=commander)
     Incident.objects.filter(pk=old.pk).update(resolved_at=timezone.now() - timedelta(days=1))
     later = alert(starts_at=BASE + timedelta(hours=1))
     other = alert(pod="p9", starts_at=BASE - timedelta(minutes=1))

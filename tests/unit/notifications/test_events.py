@@ -106,14 +106,20 @@ def test_commander_resolve_and_reopen_by_people(notify_all, committed, people):
         incident_services.incident_reopen(
             incident_id=incident.pk, actor=people["cara"], reason="It came back."
         )
-    assert events_sent() == ["commander_changed", "incident_resolved", "incident_opened"]
-    commander, resolved_, reopened = Delivery.objects.order_by("id")
-    assert commander.body["details"] == {"from": None, "to": "cole"}
+    assert events_sent() == [
+        "commander_changed",  # cara acknowledged: she took the free seat
+        "commander_changed",
+        "incident_resolved",
+        "incident_reopened",
+    ]
+    took, commander, resolved_, reopened = Delivery.objects.order_by("id")
+    assert took.body["details"] == {"from": None, "to": "cara"}
+    assert commander.body["details"] == {"from": "cara", "to": "cole"}
     assert commander.body["actor"] == "cara"
-    assert "is now commanded by cole (was nobody)" in commander.summary
+    assert "is now commanded by cole (was cara)" in commander.summary
     assert resolved_.body["incident"]["commander"] == "cole"
-    assert reopened.body["details"] == {"reopened": True}
-    assert "reopened" in reopened.summary
+    assert reopened.body["details"] == {"previous_status": "resolved", "reopened_by": "by_hand"}
+    assert "reopened by hand" in reopened.summary
 
 
 def test_an_action_run_awaiting_approval_notifies_once(notify_all, committed, people):
@@ -167,8 +173,9 @@ def test_a_postmortem_review_round_notifies_once(notify_all, committed, people, 
     ("kind", "payload", "expected"),
     [
         ("incident_opened", {}, "incident_opened"),
-        ("status_changed", {"from": "resolved", "to": "triggered"}, "incident_opened"),
-        ("status_changed", {"from": "mitigated", "to": "triggered"}, None),
+        ("status_changed", {"from": "resolved", "to": "triggered"}, "incident_reopened"),
+        ("status_changed", {"from": "mitigated", "to": "triggered"}, "incident_reopened"),
+        ("status_changed", {"from": "mitigated", "to": "acknowledged"}, "incident_reopened"),
         ("status_changed", {"from": "triggered", "to": "acknowledged"}, None),
         ("status_changed", {"from": "acknowledged", "to": "mitigated"}, "incident_mitigated"),
         ("status_changed", {"from": "mitigated", "to": "resolved"}, "incident_resolved"),

@@ -60,10 +60,10 @@ def test_an_english_target_gets_english_whatever_the_active_language(make_rule):
     incident = delivery.incident
     assert delivery.summary == f"[SEV2] Incident #{incident.pk} opened: TTFT p99 above 2s"
     assert delivery.body["language"] == "en"
-    assert delivery.body["event_label"] == "Incident opened or reopened"
+    assert delivery.body["event_label"] == "Incident opened"
     text = email_text(delivery.body)
     assert "SEV2 · triggered · llm-serving · runbook ttft-spike · commander nobody" in text
-    assert "Event: Incident opened or reopened (timeline:1)" in text
+    assert "Event: Incident opened (timeline:1)" in text
     assert slack_text(delivery.body).endswith(f"Open in the console: {delivery.body['url']}")
 
 
@@ -77,13 +77,13 @@ def test_a_chinese_target_gets_chinese_and_an_english_one_english(make_rule):
     assert zh.summary == f"[SEV2] 事件 #{pk} 已创建：TTFT p99 above 2s"
     assert en.summary == f"[SEV2] Incident #{pk} opened: TTFT p99 above 2s"
     assert zh.body["language"] == "zh-hans"
-    assert zh.body["event_label"] == "事件创建或重新打开"
+    assert zh.body["event_label"] == "事件已创建"
     # The stored identifiers and data stay as they are: only the words change.
     assert zh.body["event"] == en.body["event"] == "incident_opened"
     assert zh.body["incident"] == en.body["incident"]
     text = email_text(zh.body)
     assert "指挥官" in text
-    assert "事件创建或重新打开（timeline:1）" in text
+    assert "事件已创建（timeline:1）" in text
     assert "Incident" not in text.replace("TTFT", "")
     assert "在控制台中打开：" in slack_text(zh.body)
 
@@ -131,4 +131,4 @@ def test_the_api_keeps_event_labels_in_english(client, people, make_rule):
         reverse("notifications:api-deliveries"), headers={"accept-language": "zh-hans"}
     )
     (row,) = answer.json()["results"]
-    assert row["event_label"] == "Incident opened or reopened"
+    assert row["event_label"] == "Incident opened"

@@ -60,7 +60,9 @@ def incident(post_webhook, people, sim, settings):
     incident_services.incident_mitigate(
         incident_id=inc.pk, actor=rita, reason="scaled", confirm=True
     )
-    incident_services.incident_resolve(incident_id=inc.pk, actor=cara, reason="over", confirm=True)
+    incident_services.incident_resolve(
+        confirm_no_commander=True, incident_id=inc.pk, actor=cara, reason="over", confirm=True
+    )
     # Fixed transition times, so the durations are exact.
     Incident.objects.filter(pk=inc.pk).update(
         started_at=T0,
