@@ -36,6 +36,7 @@ from incidents.serializers import (
     IncidentSerializer,
     NoteInputSerializer,
     ReopenInputSerializer,
+    ResolveInputSerializer,
     TimelineEventSerializer,
     TimelineQuerySerializer,
 )
@@ -133,7 +134,8 @@ def _change_schema(
 
 @extend_schema(tags=[TAG])
 class IncidentAcknowledgeApi(IncidentApi):
-    """Someone is on it. No body. Answers the incident."""
+    """Someone is on it. No body. When nobody commands the incident, the person who
+    acknowledges it takes command. Answers the incident."""
 
     permission_classes = [HasConsoleRole, require_perm(perms.ACKNOWLEDGE)]
 
@@ -156,6 +158,16 @@ E409_FIRING = OpenApiResponse(
     '`{"confirm": true, "reason": "..."}`. Other codes: the move is not allowed now.',
 )
 ENDING_ERRORS = {**WRITE_ERRORS, 409: E409_FIRING}
+E409_RESOLVE = OpenApiResponse(
+    DomainErrorSerializer,
+    description="Refused in the incident's current state. Code `alerts_firing`: some of "
+    "its alerts still fire (`detail` names them); to go ahead, send the same call with "
+    '`{"confirm": true, "reason": "..."}`. Code `no_commander`: the incident is SEV1 or '
+    "SEV2 and nobody is in command; take command first, or send the same call with "
+    '`"confirm_no_commander": true` (the timeline records it). Other codes: the move is '
+    "not allowed now.",
+)
+RESOLVE_ERRORS = {**WRITE_ERRORS, 409: E409_RESOLVE}
 
 
 @extend_schema(tags=[TAG])
@@ -182,17 +194,22 @@ class IncidentMitigateApi(IncidentApi):
 @extend_schema(tags=[TAG])
 class IncidentResolveApi(IncidentApi):
     """The incident is over. While alerts still fire it needs `confirm` and a `reason`
-    (409 `alerts_firing` otherwise). Answers the incident."""
+    (409 `alerts_firing` otherwise); a SEV1 or SEV2 nobody commands needs
+    `confirm_no_commander` (409 `no_commander` otherwise). Answers the incident."""
 
     permission_classes = [HasConsoleRole, require_perm(perms.RESOLVE)]
 
     @_change_schema(
-        "incidents_resolve", "Resolve (commander)", EndingInputSerializer, errors=ENDING_ERRORS
+        "incidents_resolve", "Resolve (commander)", ResolveInputSerializer, errors=RESOLVE_ERRORS
     )
     def post(self, request: AuthedApiRequest, pk: int):
-        data = parse_body(EndingInputSerializer, request)
+        data = parse_body(ResolveInputSerializer, request)
         services.incident_resolve(
-            incident_id=pk, actor=request.user, reason=data["reason"], confirm=data["confirm"]
+            incident_id=pk,
+            actor=request.user,
+            reason=data["reason"],
+            confirm=data["confirm"],
+            confirm_no_commander=data["confirm_no_commander"],
         )
         return _detail_response(request, pk)
 

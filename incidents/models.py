@@ -73,6 +73,30 @@ class Incident(models.Model):
     last_alert_at = models.DateTimeField(null=True, blank=True, verbose_name=_("last alert at"))
     # A rehearsal (chaos drill): flagged everywhere, left out of reports and MTTx by default.
     is_drill = models.BooleanField(default=False, db_index=True)
+    # Seeded demo history (`seed_demo`): shown in reports and similar incidents with a
+    # "demo" mark, never picked by the guard or the drills, removed by `seed_demo --reset`.
+    is_demo = models.BooleanField(default=False, db_index=True)
+    # Related incidents (incidents/related/): the incident that leads this one, when an
+    # alert about the same target opened it within the window; who linked it (None: the
+    # console) and when; merged_at once its alerts moved to the lead and it was resolved.
+    related_to = models.ForeignKey(
+        "self",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="related_incidents",
+        verbose_name=_("part of"),
+    )
+    linked_at = models.DateTimeField(null=True, blank=True, verbose_name=_("linked at"))
+    linked_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        verbose_name=_("linked by"),
+    )
+    merged_at = models.DateTimeField(null=True, blank=True, verbose_name=_("merged at"))
     # Kept by ingestion so that Alertmanager re-sending an unchanged group costs one
     # statement (incidents/ingest/write_postgres.py): a digest of the alerts of the last
     # notification applied in full, and when the group was last notified (those alerts'
@@ -124,6 +148,16 @@ class AlertStatus(models.TextChoices):
     RESOLVED = "resolved", pgettext_lazy("alert status", "Resolved")
 
 
+class AlertmanagerState(models.TextChoices):
+    """An alert as Alertmanager's GET /api/v2/alerts last showed it (Alert.am_state)."""
+
+    FIRING = "firing", pgettext_lazy("alertmanager state", "Firing")
+    SILENCED = "silenced", pgettext_lazy("alertmanager state", "Silenced")
+    INHIBITED = "inhibited", pgettext_lazy("alertmanager state", "Inhibited")
+    RESOLVED = "resolved", pgettext_lazy("alertmanager state", "Resolved")
+    GONE = "gone", pgettext_lazy("alertmanager state", "No longer listed")
+
+
 class Alert(models.Model):
     """One firing episode of one Alertmanager alert: unique by (fingerprint, starts_at)."""
 
@@ -151,6 +185,24 @@ class Alert(models.Model):
     first_received_at = models.DateTimeField(verbose_name=_("first received at"))
     last_received_at = models.DateTimeField(verbose_name=_("last received at"))
     receive_count = models.PositiveIntegerField(default=1, verbose_name=_("receive count"))
+    # Alertmanager's own view of the alert, as last reconciled (incidents/alertmanager_view/):
+    # a silenced alert gets no resolved notification, so the webhook alone never ends it.
+    # Nullable: ingest's PostgreSQL insert names every column and sends these as NULL.
+    am_state = models.CharField(  # noqa: DJ001 (NULL: never asked, unlike "")
+        max_length=12,
+        null=True,
+        blank=True,
+        choices=AlertmanagerState.choices,
+        verbose_name=_("state in Alertmanager"),
+    )
+    am_silenced_by = models.JSONField(null=True, blank=True, verbose_name=_("silenced by"))
+    am_inhibited_by = models.JSONField(null=True, blank=True, verbose_name=_("inhibited by"))
+    # When the console last asked, when Alertmanager last answered about it, when a
+    # replica last listed it, and why the last asking failed ("" or NULL: it did not).
+    am_asked_at = models.DateTimeField(null=True, blank=True, editable=False)
+    am_checked_at = models.DateTimeField(null=True, blank=True, editable=False)
+    am_seen_at = models.DateTimeField(null=True, blank=True, editable=False)
+    am_error = models.TextField(null=True, blank=True, editable=False)  # noqa: DJ001
 
     class Meta:
         verbose_name = _("alert")

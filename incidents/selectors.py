@@ -6,13 +6,14 @@ from dataclasses import dataclass
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
 from django.db import connection
-from django.db.models import Count, OuterRef, Q, QuerySet, Subquery
+from django.db.models import Count, Max, OuterRef, Q, QuerySet, Subquery
 from django.db.models.functions import Coalesce
 
 from console.bounds import parse_id
 from console.errors import NotFound
 from incidents.models import (
     Alert,
+    AlertmanagerState,
     AlertStatus,
     Incident,
     IncidentStatus,
@@ -50,6 +51,19 @@ class IncidentFilters:
         return not (self.status or self.severity or self.runbook or self.q)
 
 
+# Firing alerts Alertmanager holds back: shown as such, not as firing.
+_SUPPRESSED = (AlertmanagerState.SILENCED, AlertmanagerState.INHIBITED)
+_NOT_SUPPRESSED = [s for s in AlertmanagerState.values if s not in _SUPPRESSED]
+
+
+def _suppressed_count(state: str) -> Count:
+    return Count(
+        "alerts",
+        filter=Q(alerts__status=AlertStatus.FIRING, alerts__am_state=state),
+        distinct=True,
+    )
+
+
 def _alerts_counted(alerts: QuerySet[Alert]) -> Coalesce:
     n = alerts.filter(incident=OuterRef("pk")).order_by().values("incident")
     return Coalesce(Subquery(n.annotate(n=Count("*")).values("n")), 0)
@@ -58,9 +72,13 @@ def _alerts_counted(alerts: QuerySet[Alert]) -> Coalesce:
 def incident_list(*, filters: IncidentFilters) -> QuerySet[Incident]:
     # Counted per incident shown, not joined and grouped over every incident: a page
     # costs the same at 100k incidents as at 1k (tests/bench/incident_pages.py).
+    firing = Alert.objects.filter(status=AlertStatus.FIRING)
     qs = Incident.objects.select_related("commander").annotate(
         alert_count=_alerts_counted(Alert.objects.all()),
-        firing_count=_alerts_counted(Alert.objects.filter(status=AlertStatus.FIRING)),
+        # Firing and not held back by Alertmanager, as last reconciled (alertmanager_view).
+        firing_count=_alerts_counted(firing.exclude(am_state__in=_SUPPRESSED)),
+        silenced_count=_alerts_counted(firing.filter(am_state=AlertmanagerState.SILENCED)),
+        inhibited_count=_alerts_counted(firing.filter(am_state=AlertmanagerState.INHIBITED)),
     )
     if filters.status == "open":
         qs = qs.exclude(status=IncidentStatus.RESOLVED)
@@ -111,8 +129,16 @@ def incident_get(*, incident_id: int) -> Incident:
         .annotate(
             alert_count=Count("alerts", distinct=True),
             firing_count=Count(
-                "alerts", filter=Q(alerts__status=AlertStatus.FIRING), distinct=True
+                "alerts",
+                filter=Q(alerts__status=AlertStatus.FIRING)
+                & (Q(alerts__am_state__isnull=True) | Q(alerts__am_state__in=_NOT_SUPPRESSED)),
+                distinct=True,
             ),
+            silenced_count=_suppressed_count(AlertmanagerState.SILENCED),
+            inhibited_count=_suppressed_count(AlertmanagerState.INHIBITED),
+            # When Alertmanager was last asked about its alerts, and last answered.
+            am_asked_at=Max("alerts__am_asked_at"),
+            am_checked_at=Max("alerts__am_checked_at"),
         )
         .filter(pk=incident_id)
         .first()

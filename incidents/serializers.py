@@ -14,6 +14,7 @@ from rest_framework import serializers
 
 from console.bounds import IdField
 from incidents.models import Alert, Incident, IncidentStatus, Severity, TimelineEvent
+from incidents.related.selectors import Related, incident_related
 from incidents.services.lifecycle import NOTE_MAX_CHARS, REASON_MAX_CHARS
 
 
@@ -42,8 +43,19 @@ class AlertSerializer(serializers.ModelSerializer):
             "generator_url",
             "first_received_at",
             "last_received_at",
+            "am_state",
+            "am_silenced_by",
+            "am_checked_at",
         ]
         read_only_fields = fields
+        extra_kwargs = {
+            "am_state": {
+                "help_text": "What Alertmanager said of it when last reconciled (firing, "
+                "silenced, inhibited, resolved, gone: no longer listed); null: never asked."
+            },
+            "am_silenced_by": {"help_text": "Ids of the silences Alertmanager named."},
+            "am_checked_at": {"help_text": "When Alertmanager last answered about it."},
+        }
 
 
 class IncidentSerializer(serializers.ModelSerializer):
@@ -58,7 +70,17 @@ class IncidentSerializer(serializers.ModelSerializer):
         help_text="Username of the incident commander, or null when nobody holds command.",
     )
     alert_count = serializers.IntegerField(read_only=True, help_text="Alerts in the incident.")
-    firing_count = serializers.IntegerField(read_only=True, help_text="Alerts still firing.")
+    firing_count = serializers.IntegerField(
+        read_only=True,
+        help_text="Alerts still firing, less those Alertmanager reported silenced or "
+        "inhibited when last reconciled.",
+    )
+    silenced_count = serializers.IntegerField(
+        read_only=True, help_text="Firing alerts Alertmanager reported silenced."
+    )
+    inhibited_count = serializers.IntegerField(
+        read_only=True, help_text="Firing alerts Alertmanager reported inhibited."
+    )
     runbook = serializers.CharField(
         read_only=True, help_text="Runbook slug from the alerts' runbook label; may be empty."
     )
@@ -83,6 +105,8 @@ class IncidentSerializer(serializers.ModelSerializer):
             "reopen_count",
             "alert_count",
             "firing_count",
+            "silenced_count",
+            "inhibited_count",
             "grouping_key",
             "is_drill",
             "url",
@@ -96,6 +120,20 @@ class IncidentSerializer(serializers.ModelSerializer):
         return request.build_absolute_uri(path) if request is not None else path
 
 
+class RelatedIncidentSerializer(serializers.ModelSerializer):
+    """A related incident as the incident's detail names it."""
+
+    merged = serializers.SerializerMethodField(help_text="Merged into its lead.")
+
+    class Meta:
+        model = Incident
+        fields = ["id", "title", "status", "severity", "runbook", "linked_at", "merged"]
+        read_only_fields = fields
+
+    def get_merged(self, obj: Incident) -> bool:
+        return obj.merged_at is not None
+
+
 class IncidentDetailSerializer(IncidentSerializer):
     """An incident with its group labels and alerts (firing first, then newest)."""
 
@@ -103,10 +141,35 @@ class IncidentDetailSerializer(IncidentSerializer):
 
     group_labels = _string_map(help_text="The Alertmanager group labels of the incident.")
     alerts = serializers.SerializerMethodField()
+    part_of = serializers.SerializerMethodField(
+        help_text="The incident this one is part of (its lead, whose runbook drives "
+        "triage), or null when it leads or stands alone."
+    )
+    related = serializers.SerializerMethodField(
+        help_text="The lead's other related incidents (this one's, when it leads)."
+    )
 
     class Meta(IncidentSerializer.Meta):
-        fields = [*IncidentSerializer.Meta.fields, "group_labels", "alerts"]
+        fields = [*IncidentSerializer.Meta.fields, "group_labels", "alerts", "part_of", "related"]
         read_only_fields = fields
+
+    def _related(self, obj: Incident) -> Related:
+        """Read once for both fields (two queries)."""
+        cached: Related | None = getattr(self, "_related_read", None)
+        if cached is None or cached.incident.pk != obj.pk:
+            cached = self._related_read = incident_related(incident=obj)
+        return cached
+
+    @extend_schema_field(RelatedIncidentSerializer(allow_null=True))
+    def get_part_of(self, obj: Incident) -> dict | None:
+        lead = self._related(obj).lead
+        return None if lead is None else RelatedIncidentSerializer(lead).data
+
+    @extend_schema_field(RelatedIncidentSerializer(many=True))
+    def get_related(self, obj: Incident) -> list[dict]:
+        return cast(
+            list[dict], RelatedIncidentSerializer(self._related(obj).members, many=True).data
+        )
 
     @extend_schema_field(AlertSerializer(many=True))
     def get_alerts(self, obj: Incident) -> list[dict]:
@@ -183,6 +246,16 @@ class EndingInputSerializer(ReasonInputSerializer):
         default=False,
         help_text="Mitigate or resolve although alerts still fire. Send it after a 409 "
         "with code `alerts_firing`, together with a `reason`; both go on the timeline.",
+    )
+
+
+class ResolveInputSerializer(EndingInputSerializer):
+    """Resolve: also the confirmation asked for when nobody commands a SEV1/SEV2."""
+
+    confirm_no_commander = serializers.BooleanField(
+        default=False,
+        help_text="Resolve a SEV1 or SEV2 incident although nobody is in command. Send it "
+        "after a 409 with code `no_commander`; the timeline records it.",
     )
 
 

@@ -28,7 +28,9 @@ from console.http import AuthedRequest
 from console.web import CHANGED_EVENT, FLASH_CLEARED, console_view, perform, refused
 from incidents import permissions as perms
 from incidents import selectors, services
+from incidents.alertmanager_view.services import incident_reconcile_request
 from incidents.models import IncidentStatus, ReceiptOutcome, Severity
+from incidents.services.command import COMMAND_EXPECTED, NoCommander
 from incidents.services.lifecycle import NOTE_MAX_CHARS, REASON_MAX_CHARS, AlertsFiring
 from incidents.transitions import ALLOWED
 
@@ -114,6 +116,8 @@ def _header_context(request: AuthedRequest, incident) -> dict:
         "actions": actions,
         "version": _version(incident),
         "candidates": selectors.commander_candidates() if actions["assign"] else (),
+        # Resolving it would ask: a SEV1/SEV2 nobody commands (lifecycle's NoCommander).
+        "command_expected": incident.commander_id is None and incident.severity in COMMAND_EXPECTED,
     }
 
 
@@ -141,6 +145,8 @@ def _timeline_context(incident_id: int) -> dict:
 @console_view(perms.VIEW)
 def incident_detail(request: AuthedRequest, pk: int):
     incident = selectors.incident_get(incident_id=pk)
+    # Queued, rate-limited: the page shows what was last reconciled and never waits.
+    incident_reconcile_request(incident=incident)
     context = {
         **_header_context(request, incident),
         **_alerts_context(incident),
@@ -193,6 +199,8 @@ def _act(
         call()
     except AlertsFiring as exc:
         return _confirm_ending(request, pk, exc, ending=ending)
+    except NoCommander as exc:
+        return _confirm_ending(request, pk, exc, ending=ending, step="no_commander")
     except (PermissionDenied, DomainError) as exc:
         # The page was probably out of date: say why, and have its header refresh.
         back = reverse("incidents:detail", args=[pk])
@@ -215,15 +223,26 @@ def _act(
     return trigger_client_event(response, CHANGED_EVENT)
 
 
-def _confirm_ending(request: AuthedRequest, pk: int, exc: AlertsFiring, *, ending: str):
-    """Mitigate/resolve while alerts fire: the form that confirms it, with a reason."""
+def _confirm_ending(
+    request: AuthedRequest,
+    pk: int,
+    exc: AlertsFiring | NoCommander,
+    *,
+    ending: str,
+    step: str = "firing",
+):
+    """Mitigate/resolve while alerts fire, or resolve a SEV1/SEV2 nobody commands: the
+    form that confirms it (carrying the confirmations already given)."""
     context = {
         "incident_id": pk,
         "ending": ending,
+        "step": step,
         "message": page_message(exc),
-        "count": exc.count,
+        "count": getattr(exc, "count", 0),
         "reason": _reason(request),
         "reason_max": REASON_MAX_CHARS,
+        "confirmed_firing": _confirmed(request),
+        "confirmed_no_commander": _confirmed_no_commander(request),
     }
     if not request.htmx:
         return render(request, "incidents/confirm_ending.html", context, status=409)
@@ -237,6 +256,10 @@ def _reason(request: AuthedRequest) -> str:
 
 def _confirmed(request: AuthedRequest) -> bool:
     return request.POST.get("confirm") == "1"
+
+
+def _confirmed_no_commander(request: AuthedRequest) -> bool:
+    return request.POST.get("confirm_no_commander") == "1"
 
 
 @require_POST
@@ -265,7 +288,11 @@ def incident_mitigate(request: AuthedRequest, pk: int):
 def incident_resolve(request: AuthedRequest, pk: int):
     def call():
         services.incident_resolve(
-            incident_id=pk, actor=request.user, reason=_reason(request), confirm=_confirmed(request)
+            incident_id=pk,
+            actor=request.user,
+            reason=_reason(request),
+            confirm=_confirmed(request),
+            confirm_no_commander=_confirmed_no_commander(request),
         )
 
     return _act(request, pk, call, _("Incident #%(id)s resolved.") % {"id": pk}, ending="resolve")

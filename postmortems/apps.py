@@ -22,3 +22,8 @@ class PostmortemsConfig(AppConfig):
         incident_panel_register(
             key="similar", order=15, template="postmortems/_similar_section.html"
         )
+        # registry: models load after apps are ready. The demo history (seed_demo).
+        from incidents.demo import demo_part_register
+        from postmortems.demo import PART
+
+        demo_part_register(PART)

@@ -1,7 +1,10 @@
 """python -m simulator serve | inject <slug> [--variant V] | clear [slug] | reset | status
 
 `serve` runs the simulator (a test double for a vLLM fleet on Kubernetes); the other
-commands talk to a running one over HTTP (--url, default http://127.0.0.1:9400).
+commands talk to a running one over HTTP. Which one: --url; else SIMULATOR_URL; else
+SIMULATOR_PORT on 127.0.0.1; else the URL the running `make run` stack recorded in
+VAR_DIR/simulator/url (VAR_DIR defaults to the checkout's var/); else
+http://127.0.0.1:9400.
 """
 
 import argparse
@@ -12,9 +15,32 @@ import sys
 import urllib.error
 import urllib.parse
 import urllib.request
+from collections.abc import Mapping
 from pathlib import Path
 
-DEFAULT_URL = os.environ.get("SIMULATOR_URL", "http://127.0.0.1:9400")
+FALLBACK_URL = "http://127.0.0.1:9400"
+# Where `make run` records its simulator's URL (console/localstack/records.py); the
+# simulator imports no app, so the path is repeated here.
+RECORD = Path("simulator") / "url"
+
+
+def default_url(env: Mapping[str, str] | None = None) -> str:
+    """The simulator the commands talk to when --url is not given (the module docstring
+    says in which order)."""
+    env = os.environ if env is None else env
+    if env.get("SIMULATOR_URL"):
+        return env["SIMULATOR_URL"]
+    port = env.get("SIMULATOR_PORT", "").strip()
+    if port:
+        return f"http://127.0.0.1:{port}"
+    var = Path(env.get("VAR_DIR") or Path(__file__).resolve().parent.parent / "var")
+    with contextlib.suppress(OSError, UnicodeDecodeError):
+        recorded = (var / RECORD).read_text(encoding="utf-8").strip()
+        if recorded.startswith(("http://", "https://")):
+            return recorded
+    return FALLBACK_URL
+
+
 TIMEOUT = 10
 
 
@@ -66,18 +92,20 @@ def main(argv: list[str] | None = None) -> None:
     for name, helptext in (("inject", "start a failure scenario"), ("clear", "stop scenarios")):
         p = sub.add_parser(name, help=helptext)
         p.add_argument("slug", nargs="?" if name == "clear" else None)
-        p.add_argument("--url", default=DEFAULT_URL)
+        p.add_argument("--url", default=None, help="default: see the module docstring")
         if name == "inject":
             p.add_argument("--variant", default="", help="another way the alert fires (status)")
     reset = sub.add_parser(
         "reset", help="back to the baseline: replicas, templates, labels, ConfigMaps, "
         "cordons and taints, counters; no scenario or API fault active"
     )  # fmt: skip
-    reset.add_argument("--url", default=DEFAULT_URL)
+    reset.add_argument("--url", default=None, help="default: see the module docstring")
     status = sub.add_parser("status", help="fleet state and active scenarios")
     status.add_argument("--json", action="store_true")
-    status.add_argument("--url", default=DEFAULT_URL)
+    status.add_argument("--url", default=None, help="default: see the module docstring")
     args = parser.parse_args(argv)
+    if getattr(args, "url", "") is None:
+        args.url = default_url()
 
     if args.command == "serve":
         from simulator.server import serve as run

@@ -27,6 +27,22 @@ INCIDENT_SEVERITY_MAP = env.dict(
     default={"critical": "SEV1", "error": "SEV2", "warning": "SEV3", "info": "SEV4"},
 )
 INCIDENT_DEFAULT_SEVERITY = env.str("INCIDENT_DEFAULT_SEVERITY", default="SEV3")
+# Related incidents (incidents/related/): an incident opened within this many seconds of
+# an open one that shares all the labels of one of these sets ("namespace+lws" = both
+# labels) is linked to it; one leads, the others are part of it. Empty or 0: no linking.
+INCIDENT_RELATED_LABEL_SETS = [
+    [label for label in labels.split("+") if label]
+    for labels in env.list("INCIDENT_RELATED_LABEL_SETS", default=["namespace+lws", "node"])
+]
+INCIDENT_RELATED_WINDOW_SECONDS = env.int("INCIDENT_RELATED_WINDOW_SECONDS", default=300)
+# Reconciling with Alertmanager's own view (incidents/alertmanager_view/): how often
+# beat asks it about the open incidents' firing alerts; at most once per this many
+# seconds per incident when its page is opened; how long an alert must have gone
+# unlisted by every replica that answered before it counts as ended (a restarted
+# Alertmanager lists nothing until Prometheus resends, every minute by default).
+ALERTMANAGER_RECONCILE_SECONDS = env.int("ALERTMANAGER_RECONCILE_SECONDS", default=60)
+ALERTMANAGER_RECONCILE_PAGE_SECONDS = env.int("ALERTMANAGER_RECONCILE_PAGE_SECONDS", default=15)
+ALERTMANAGER_RECONCILE_GRACE_SECONDS = env.int("ALERTMANAGER_RECONCILE_GRACE_SECONDS", default=120)
 # How long successfully processed webhook bodies are kept; dead letters are kept four times longer.
 WEBHOOK_RECEIPT_RETENTION_DAYS = env.int("WEBHOOK_RECEIPT_RETENTION_DAYS", default=14)
 # How often list and timeline partials poll for changes, in seconds.
@@ -88,6 +104,15 @@ READINESS_GATEWAY_CONFIGMAP = env.str("READINESS_GATEWAY_CONFIGMAP", default="ll
 # this Slack-compatible webhook when set.
 GUARD_WINDOW_SECONDS = env.int("GUARD_WINDOW_SECONDS", default=0)
 GUARD_INTERVAL_SECONDS = env.int("GUARD_INTERVAL_SECONDS", default=0)
+# Readings in the first seconds after a change are shown but never count (new groups start,
+# queues drain); 0 keeps each runbook's own settle_seconds.
+GUARD_SETTLE_SECONDS = env.int("GUARD_SETTLE_SECONDS", default=0)
+# An alert is live while Alertmanager keeps re-sending it: it re-sends a firing group at
+# least every repeat_interval (1h in deploy/alertmanager/alertmanager.yml and the local
+# stack), so an alert not received for repeat_interval plus a few group intervals is stale.
+# Only live alerts excuse a guard signal or tie a change made outside the console to an
+# incident.
+GUARD_ALERT_LIVE_SECONDS = env.int("GUARD_ALERT_LIVE_SECONDS", default=3900)
 # A signal undoes a change only after this many breaching checks in a row (a fix often
 # takes a minute to bite; one bad reading in that minute must not undo it).
 GUARD_CONFIRM_CHECKS = env.int("GUARD_CONFIRM_CHECKS", default=3)
@@ -101,8 +126,10 @@ POSTMORTEM_ASYNC_THRESHOLD = env.int("POSTMORTEM_ASYNC_THRESHOLD", default=2000)
 
 # --- Outgoing notifications (notifications/) ---------------------------------------------
 # Targets and rules are edited in the admin; these are how sending behaves. Links in
-# messages start with NOTIFY_CONSOLE_URL, the console's address as responders reach it.
-NOTIFY_CONSOLE_URL = env.str("NOTIFY_CONSOLE_URL", default="http://127.0.0.1:8000")
+# messages start with NOTIFY_CONSOLE_URL, the console's address as responders reach it
+# (`make run` sets it from its port; `check --deploy` requires it). Unset: the scheme and
+# Host of the last signed-in request that passed ALLOWED_HOSTS (notifications/links.py).
+NOTIFY_CONSOLE_URL = env.str("NOTIFY_CONSOLE_URL", default="")
 NOTIFY_TIMEOUT_SECONDS = env.float("NOTIFY_TIMEOUT_SECONDS", default=5.0)
 # Retries after the first attempt, waiting a random 0..BACKOFF x 2^n seconds (at most
 # BACKOFF_MAX) before the n-th: with the defaults all six tries fit in about 5 minutes.

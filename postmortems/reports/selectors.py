@@ -204,7 +204,10 @@ def incident_counts(*, filters: ReportFilters) -> dict[str, Any]:
     category lives in the runbook catalogue, so SQL groups by runbook and the handful of
     runbook rows are mapped to categories here."""
     qs = _incidents(filters)
-    by_sev = dict(qs.values_list("severity").annotate(n=Count("id")))
+    # The same query counts the seeded demo history (`seed_demo`), which the page names.
+    sev_rows = qs.values_list("severity").annotate(n=Count("id"), demo=Count("id", Q(is_demo=True)))
+    by_sev = {sev: n for sev, n, _demo in sev_rows}
+    demo = sum(d for _sev, _n, d in sev_rows)
     catalog = load_catalog()
     by_runbook: list[dict[str, Any]] = []
     by_category: dict[str, int] = {}
@@ -222,6 +225,7 @@ def incident_counts(*, filters: ReportFilters) -> dict[str, Any]:
     ]
     return {
         "total": sum(by_sev.values()),
+        "demo": demo,
         "by_severity": [(s, by_sev.get(s, 0)) for s in Severity.values],
         "by_runbook": by_runbook,
         "by_category": categories,

@@ -48,6 +48,7 @@ class SimilarIncidentSerializer(serializers.Serializer):
     severity = serializers.CharField()
     status = serializers.CharField()
     is_drill = serializers.BooleanField()
+    is_demo = serializers.BooleanField(help_text="Demo history seeded by make run.")
     triggered_at = serializers.DateTimeField()
     resolved_at = serializers.DateTimeField(allow_null=True)
     duration_seconds = serializers.IntegerField(
@@ -85,6 +86,7 @@ def _item_data(s: Similar, today) -> dict[str, Any]:
         "severity": inc.severity,
         "status": inc.status,
         "is_drill": inc.is_drill,
+        "is_demo": inc.is_demo,
         "triggered_at": inc.triggered_at,
         "resolved_at": inc.resolved_at,
         "duration_seconds": int(s.duration.total_seconds()) if s.duration else None,

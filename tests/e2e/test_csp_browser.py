@@ -68,7 +68,9 @@ def test_main_pages_run_without_csp_violations(live, prom, browser, make_user):
     incident_services.incident_mitigate(
         incident_id=done_id, actor=rita, reason="scaled", confirm=True
     )
-    incident_services.incident_resolve(incident_id=done_id, actor=cara, reason="over", confirm=True)
+    incident_services.incident_resolve(
+        confirm_no_commander=True, incident_id=done_id, actor=cara, reason="over", confirm=True
+    )
     pm = pm_services.postmortem_draft(incident_id=done_id, actor=rita)
 
     page = browser.new_page(viewport={"width": 1440, "height": 1000})

@@ -47,7 +47,7 @@ def test_resolve_draft_accept_review_publish_and_report(live, browser, make_user
         incident_id=incident_id, actor=rita, reason="scaled out", confirm=True
     )
     incident_services.incident_resolve(
-        incident_id=incident_id, actor=cara, reason="over", confirm=True
+        confirm_no_commander=True, incident_id=incident_id, actor=cara, reason="over", confirm=True
     )
 
     page = browser.new_page(viewport={"width": 1400, "height": 1000})

@@ -1,13 +1,20 @@
-"""Create the demo admin and a few realistic incidents for the embedded run.
+"""Create the demo logins and, on a fresh database, 90 days of demo history.
 
-Idempotent: an existing admin keeps its password; incidents are only loaded into an
-empty database. The incidents go through the real ingestion service, so they look
-exactly like what Alertmanager would have produced.
+`make run` calls this on every start. Idempotent: an existing admin keeps its password,
+and the history is loaded only into a database with no incidents at all (a restart, or
+a database someone has used, gets none). The history itself is built by the parts
+registered with incidents/demo/ (postmortems/demo/: incidents, alerts, timelines, action
+runs, postmortems, action items, drills), every row flagged demo.
+
+`seed_demo --reset` removes the demo history and nothing else: demo rows of the
+append-only tables leave through incidents/demo/purge.py (narrow, audited in
+VAR_DIR/demo_resets.jsonl, whose presence also stops a later start from seeding again).
+The logins stay.
 """
 
 import json
 import secrets
-from datetime import timedelta
+import time
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -17,70 +24,66 @@ from django.db import transaction
 from django.utils import timezone
 
 from console import roles
-from incidents import services
-from incidents.ingest.parse import ReceiptMeta, labels_fingerprint, parse_payload
+from incidents.demo import DemoContext, demo_parts
+from incidents.demo.purge import AUDIT_FILE
+from incidents.demo.reset import incidents_demo_reset
 from incidents.models import Incident
-
-GO_ZERO = "0001-01-01T00:00:00Z"
-
-# (alertname, runbook, severity, summary, pods, resolved?)
-SAMPLES = [
-    ("VLLMHighTTFT", "ttft-spike", "critical", "TTFT p99 9.8s on vllm-chat (10x normal)",
-     ["vllm-chat-0", "vllm-chat-1", "vllm-chat-2"], False),
-    ("VLLMEngineStalled", "nccl-hang", "critical",
-     "vllm-chat group 3: 12 running requests, 0 tokens/s for 5m", ["vllm-chat-3"], False),
-    ("VLLMPrefixCacheHitRateDrop", "prefix-cache-drop", "warning",
-     "Prefix cache hit rate fell from 81% to 6%", ["vllm-chat-0", "vllm-chat-1"], True),
-    ("GPUECCErrors", "ecc-errors", "warning",
-     "Double-bit ECC errors on gpu-node-4 GPU 2", ["vllm-chat-5"], False),
-]  # fmt: skip
-
-
-def _body(alertname, runbook, severity, summary, pods, status, started):
-    alerts = []
-    for pod in pods:
-        labels = {
-            "alertname": alertname, "severity": severity, "runbook": runbook,
-            "namespace": "llm-serving", "lws": "vllm-chat", "pod": pod,
-        }  # fmt: skip
-        if runbook == "ecc-errors":
-            labels["node"] = "gpu-node-4"
-        alerts.append({
-            "status": status, "labels": labels,
-            "annotations": {"summary": summary, "description": f"{summary} ({pod})"},
-            "startsAt": started.isoformat().replace("+00:00", "Z"),
-            "endsAt": (started + timedelta(minutes=9)).isoformat().replace("+00:00", "Z")
-            if status == "resolved" else GO_ZERO,
-            "generatorURL": f"{settings.PROMETHEUS_URL}/graph?g0.expr={alertname}",
-            "fingerprint": labels_fingerprint(labels),
-        })  # fmt: skip
-    return {
-        "receiver": "incident-console", "status": status, "alerts": alerts,
-        "groupLabels": {"alertname": alertname, "lws": "vllm-chat"},
-        "commonLabels": {"alertname": alertname}, "commonAnnotations": {"summary": summary},
-        "externalURL": "http://127.0.0.1:9093", "version": "4",
-        "groupKey": f'{{}}:{{alertname="{alertname}", lws="vllm-chat"}}', "truncatedAlerts": 0,
-    }  # fmt: skip
 
 
 class Command(BaseCommand):
-    help = "Create the demo admin (password printed) and load sample incidents if empty."
+    help = (
+        "Create the demo admin and approver (passwords printed) and, on an empty database, "
+        "load 90 days of demo history; --reset removes the demo history."
+    )
 
     def add_arguments(self, parser):
         parser.add_argument("--username", default="admin")
         parser.add_argument("--password", default="", help="default: random, kept in var/")
+        parser.add_argument(
+            "--reset", action="store_true", help="remove every demo row (and nothing else)"
+        )
 
-    def handle(self, *args, username, password, **options):
+    def handle(self, *args, username, password, reset=False, **options):
+        if reset:
+            self.stdout.write(json.dumps({"removed": self._reset()}))
+            return
         roles.roles_sync()
         password = self._admin(username, password)
         # A second person: risky actions and SEV1 incidents need someone other than the
         # requester to approve, so the demo needs two logins.
         approver = self._user("commander", roles.COMMANDER, "demo_commander_password")
-        loaded = 0 if Incident.objects.exists() else self._incidents()
+        history: dict = {}
+        # Once reset (the audit file exists), a database is not seeded again on restart.
+        reset_before = (settings.VAR_DIR / AUDIT_FILE).exists()
+        if not reset_before and not Incident.objects.exists():
+            history = self._history(username)
         self.stdout.write(json.dumps({"username": username, "password": password,
                                       "approver": {"username": "commander",
                                                    "password": approver},
-                                      "incidents_loaded": loaded}))  # fmt: skip
+                                      "incidents_loaded": history.get("incidents", 0),
+                                      "history": history}))  # fmt: skip
+
+    def _history(self, username: str) -> dict:
+        User = get_user_model()
+        ctx = DemoContext(
+            now=timezone.now().replace(microsecond=0),
+            admin=User.objects.get(username=username),
+            commander=User.objects.get(username="commander"),
+        )
+        started = time.monotonic()
+        counts: dict = {}
+        for part in demo_parts():
+            counts.update(part.seed(ctx))
+        counts["seconds"] = round(time.monotonic() - started, 2)
+        return counts
+
+    @transaction.atomic
+    def _reset(self) -> dict:
+        counts: dict[str, int] = {}
+        for part in reversed(demo_parts()):
+            counts.update(part.reset())
+        counts.update(incidents_demo_reset())
+        return counts
 
     def _admin(self, username: str, password: str) -> str:
         return self._user(username, roles.ADMIN, "demo_admin_password", password, superuser=True)
@@ -99,17 +102,3 @@ class Command(BaseCommand):
         stored.write_text(password)
         stored.chmod(0o600)
         return password
-
-    @transaction.atomic
-    def _incidents(self) -> int:
-        now = timezone.now().replace(microsecond=0)
-        for i, (name, slug, sev, summary, pods, done) in enumerate(SAMPLES):
-            started = now - timedelta(minutes=50 - 10 * i)
-            for status in ("firing", "resolved") if done else ("firing",):
-                body = _body(name, slug, sev, summary, pods, status, started)
-                text = json.dumps(body)
-                services.alerts_ingest(
-                    payload=parse_payload(body),
-                    meta=ReceiptMeta(body=text, body_bytes=len(text), source="demo"),
-                )
-        return len(SAMPLES)

@@ -31,6 +31,8 @@ LIST_FIELDS = {
     "reopen_count",
     "alert_count",
     "firing_count",
+    "silenced_count",
+    "inhibited_count",
     "grouping_key",
     "url",
 }
@@ -46,6 +48,9 @@ ALERT_FIELDS = {
     "generator_url",
     "first_received_at",
     "last_received_at",
+    "am_state",
+    "am_silenced_by",
+    "am_checked_at",
 }
 EVENT_FIELDS = {"id", "kind", "occurred_at", "actor", "source", "message", "payload"}
 
@@ -142,7 +147,9 @@ def three_incidents(ingest, make_user):
     nccl = ingest("g-nccl", alertname="VLLMEngineStalled", runbook="nccl-hang", severity="warning")
     ecc = ingest("g-ecc", alertname="GPUECCErrors", runbook="ecc-errors", severity="error")
     incident_acknowledge(incident_id=ttft, actor=boss)
-    incident_resolve(incident_id=ecc, actor=boss, confirm=True, reason="ECC cleared")
+    incident_resolve(
+        confirm_no_commander=True, incident_id=ecc, actor=boss, confirm=True, reason="ECC cleared"
+    )
     return {"ttft": ttft, "nccl": nccl, "ecc": ecc}
 
 
@@ -187,7 +194,7 @@ def test_list_fields_newest_first(api_as, three_incidents):
     assert row["severity"] == "SEV1"
     assert row["runbook"] == "ttft-spike"
     assert row["namespace"] == "llm-serving"
-    assert row["commander"] is None
+    assert row["commander"] == "boss"  # acknowledging took the free seat
     assert row["acknowledged_at"] is not None
     assert row["resolved_at"] is None
     assert (row["alert_count"], row["firing_count"]) == (1, 1)
@@ -216,7 +223,7 @@ def test_detail_shows_alerts_after_ingestion(api_as, post_webhook):
     r = api_as(roles.VIEWER).get(detail_url(incident_id))
     assert r.status_code == 200
     body = r.json()
-    assert set(body) == LIST_FIELDS | {"group_labels", "alerts"}
+    assert set(body) == LIST_FIELDS | {"group_labels", "alerts", "part_of", "related"}
     assert body["group_labels"] == {"alertname": "VLLMHighTTFT", "lws": "vllm-chat"}
     assert (body["alert_count"], body["firing_count"]) == (2, 1)
     alerts = {x["labels"]["pod"]: x for x in body["alerts"]}
@@ -265,6 +272,7 @@ def test_timeline_after_returns_only_newer_events(api_as, ingest):
     assert [(e["kind"], e["actor"]) for e in newer] == [
         ("note", "responder"),
         ("status_changed", "responder"),
+        ("commander_changed", "responder"),  # the first acknowledgement takes command
     ]
     assert newer[0]["message"] == "Scaling up."
     assert newer[1]["payload"]["to"] == "acknowledged"
@@ -296,7 +304,12 @@ def test_unknown_incident_reads_are_404(api_as, suffix):
         ("mitigate", {"reason": "Scaled to 6.", "confirm": True}, roles.RESPONDER, 200),
         ("resolve", {}, roles.VIEWER, 403),
         ("resolve", {}, roles.RESPONDER, 403),
-        ("resolve", {"reason": "TTFT back under 1s.", "confirm": True}, roles.COMMANDER, 200),
+        (
+            "resolve",
+            {"reason": "TTFT back under 1s.", "confirm": True, "confirm_no_commander": True},
+            roles.COMMANDER,
+            200,
+        ),
         ("notes", {"text": "Looking at the router."}, roles.VIEWER, 403),
         ("notes", {"text": "Looking at the router."}, roles.RESPONDER, 201),
         ("commander", {"commander": None}, roles.VIEWER, 403),
@@ -319,7 +332,9 @@ def test_action_permissions_by_role(api_as, ingest, action, body, role, expected
 def test_only_commanders_reopen(api_as, ingest, role):
     incident_id = ingest()
     boss = api_as(roles.COMMANDER, "boss").user
-    incident_resolve(incident_id=incident_id, actor=boss, confirm=True, reason="over")
+    incident_resolve(
+        confirm_no_commander=True, incident_id=incident_id, actor=boss, confirm=True, reason="over"
+    )
     r = api_as(role).post(detail_url(incident_id, "reopen"), {"reason": "x"}, format="json")
     assert r.status_code == 403
     assert Incident.objects.get(pk=incident_id).status == "resolved"
@@ -356,7 +371,11 @@ def test_full_lifecycle_answers_the_incident(api_as, ingest):
     assert (r.json()["status"], r.json()["reopen_count"]) == ("triggered", 1)
 
     events = commander.get(detail_url(incident_id, "timeline")).json()["results"]
-    changes = [(e["actor"], e["payload"]["to"], e["message"]) for e in events if e["actor"]]
+    changes = [
+        (e["actor"], e["payload"]["to"], e["message"])
+        for e in events
+        if e["actor"] and e["kind"] == "status_changed"
+    ]
     still_firing = "1 alert still firing: VLLMHighTTFT (pod=vllm-chat-0)"
     assert changes == [
         ("rita", "acknowledged", "Incident acknowledged."),
@@ -385,7 +404,9 @@ def test_reopen_needs_a_reason(api_as, ingest):
     incident_id = ingest()
     client = api_as(roles.COMMANDER)
     client.post(
-        detail_url(incident_id, "resolve"), {"reason": "Over.", "confirm": True}, format="json"
+        detail_url(incident_id, "resolve"),
+        {"reason": "Over.", "confirm": True, "confirm_no_commander": True},
+        format="json",
     )
     for body in ({}, {"reason": ""}, {"reason": "   "}):
         r = client.post(detail_url(incident_id, "reopen"), body, format="json")
@@ -535,7 +556,7 @@ def test_commander_assignment_errors(api_as, ingest):
 
 # --- query counts -----------------------------------------------------------------------
 LIST_QUERY_BOUND = 4  # token+user, groups, count, page
-DETAIL_QUERY_BOUND = 4  # token+user, groups, incident with counts, alerts
+DETAIL_QUERY_BOUND = 5  # token+user, groups, incident with counts, alerts, related
 TIMELINE_QUERY_BOUND = 5  # token+user, groups, incident, count, page
 
 

@@ -268,7 +268,7 @@ def test_responder_acknowledges_and_mitigates_but_cannot_resolve(client, make_us
 
 def test_commander_resolves_and_reopens_with_a_reason(client, make_user):
     login(client, make_user, "cmd", roles.COMMANDER)
-    incident = make_incident(1)
+    incident = make_incident(1, severity="SEV3")  # SEV1/SEV2 without a commander: test_command
     assert client.post(action_url("resolve", incident), {"reason": "fixed"}).status_code == 302
     incident.refresh_from_db()
     assert incident.status == "resolved"

@@ -67,7 +67,11 @@ def resolved_incident(post_webhook, people, *, key: str = "pm-pages") -> Inciden
         incident_id=incident.pk, actor=people["rita"], reason="x", confirm=True
     )
     incident_services.incident_resolve(
-        incident_id=incident.pk, actor=people["cara"], reason="y", confirm=True
+        confirm_no_commander=True,
+        incident_id=incident.pk,
+        actor=people["cara"],
+        reason="y",
+        confirm=True,
     )
     return incident
 
