@@ -29,6 +29,13 @@ OK, BREACH, UNKNOWN = "ok", "breach", "unknown"
 # Shown, never counted: settling, gateway-wide context of a split change, excused by an
 # alert that fired before the change, a trend that is past the threshold but recovering.
 SETTLING, CONTEXT, EXCUSED, IMPROVING = "settling", "context", "excused", "improving"
+# A fleet-wide signal that went bad only after it had been healthy since settling.
+LATE = "late"
+# Healthy checks after settling after which a fleet-wide regression is no longer
+# attributed to the change: a config, limit or replica change acts at once, so a
+# regression that starts minutes later, after a healthy stretch, has another cause
+# (the next failure of a live outage) and is for a person to judge.
+HEALTHY_BEFORE_LATE = 2
 # How a reading was taken (evidence.py): the changed pods against the others, the whole
 # target against the value before the change, or a gateway-wide value shown as context.
 SPLIT, TREND = "split", "trend"
@@ -238,7 +245,22 @@ def step(spec: dict, reading: dict, confirm: int) -> dict:
     spec.update(mode=mode, counts=False)
     state, message = _state(spec, reading, mode)
     if state != BREACH:
-        spec.update(state=state, message=message, streak=0, readings=[])
+        healthy = int(spec.get("healthy") or 0)
+        if state == OK and mode == TREND:
+            healthy += 1
+        spec.update(state=state, message=message, streak=0, readings=[], healthy=healthy)
+        return spec
+    if mode == TREND and int(spec.get("healthy") or 0) >= HEALTHY_BEFORE_LATE:
+        spec.update(
+            state=LATE,
+            streak=0,
+            readings=[],
+            message=(
+                f"{message}, but only after {spec['healthy']} healthy checks since settling: "
+                "a change acts at once, so a regression that starts later is not attributed "
+                "to it (check it yourself)"
+            ),
+        )
         return spec
     primary = spec["changed"] if mode == SPLIT else spec["value"]
     streak = int(spec.get("streak") or 0) + 1

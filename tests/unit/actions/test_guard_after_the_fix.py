@@ -1,0 +1,80 @@
+"""What the guard sees after a fix has worked (issue 25, item 1, found at real speed by
+tests/realspeed): the next failure of a live outage began minutes after a router rollback
+or a cordon whose signals had been healthy since settling, and the old guard blamed it on
+the fix; and it kept judging (and paging) after the fix's incident was resolved.
+
+Both tests below requested an undo (or a page) before: the first breached on the late
+TTFT rise in three checks; the second went on judging the resolved incident's fix."""
+
+import pytest
+
+from actions.models import ActionRun
+from incidents.models import IncidentStatus, TimelineEvent
+from tests.unit.actions import test_guard_evidence as ev
+from tests.unit.actions.test_guard_evidence import (
+    answer,
+    check,
+    incident_with,
+    router_rollback,
+    states,
+)
+
+# The evidence tests' fixtures: three confirming checks, the stand-in Prometheus, a responder.
+_three_checks, prom, rita = ev._three_checks, ev.prom, ev.rita
+
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("no_kubernetes")]
+
+
+def test_a_regression_that_starts_after_a_healthy_stretch_is_not_blamed(rita, prom):
+    incident = incident_with("VLLMPrefixCacheHitRateDrop", "prefix-cache-drop")
+    answer(prom, ttft=1.0, errors=0.0, hits=0.1)
+    run, watch = router_rollback(incident, rita)
+    check(watch, settled=False)
+    for _ in range(2):  # the rollback worked: hit rate back
+        answer(prom, ttft=1.0, hits=0.8)
+        watch = check(watch)
+    for ttft in (3.0, 4.0, 5.0, 6.0):  # the next failure of the outage, minutes later
+        answer(prom, ttft=ttft, hits=0.8)
+        watch = check(watch)
+        assert watch.verdict == "watching", watch.verdict_reason
+    assert states(watch)["ttft_p99"] == "late"
+    watch = check(watch, end=True)
+    assert watch.verdict == "unknown"
+    assert "not attributed" in watch.verdict_reason
+    assert "a person decides" in watch.verdict_reason
+    assert not ActionRun.objects.filter(undo_of=run).exists()
+
+
+def test_a_regression_right_after_settling_still_counts(rita, prom):
+    """The late rule needs a healthy stretch: bad from the first check after settling
+    is the change's doing (as the scale-down test in test_guard_evidence shows too)."""
+    incident = incident_with("VLLMPrefixCacheHitRateDrop", "prefix-cache-drop")
+    answer(prom, ttft=1.0, errors=0.0, hits=0.1)
+    _run, watch = router_rollback(incident, rita)
+    check(watch, settled=False)
+    answer(prom, ttft=1.0, hits=0.8)
+    watch = check(watch)  # one healthy check is not a stretch
+    for ttft in (3.0, 4.0, 5.0):
+        answer(prom, ttft=ttft, hits=0.8)
+        watch = check(watch)
+    assert watch.verdict == "breached"
+
+
+def test_the_watch_ends_when_its_incident_is_resolved(rita, prom):
+    incident = incident_with("VLLMPrefixCacheHitRateDrop", "prefix-cache-drop")
+    answer(prom, ttft=1.0, errors=0.0, hits=0.1)
+    run, watch = router_rollback(incident, rita)
+    check(watch, settled=False)
+    answer(prom, ttft=1.0, hits=0.8)
+    watch = check(watch)
+    type(incident).objects.filter(pk=incident.pk).update(status=IncidentStatus.RESOLVED)
+    answer(prom, ttft=9.0, errors=0.9, hits=0.8)  # whatever comes next is not judged
+    for _ in range(4):
+        watch = check(watch)
+    assert watch.verdict == "passed", watch.verdict_reason
+    assert f"Incident #{incident.pk} was resolved" in watch.verdict_reason
+    assert watch.outcome == ""
+    assert not ActionRun.objects.filter(undo_of=run).exists()
+    assert TimelineEvent.objects.filter(
+        incident=incident, message__contains="the watch ends there"
+    ).exists()
