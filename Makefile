@@ -12,7 +12,7 @@ MO := locale/zh_Hans/LC_MESSAGES/django.mo
 NOT_OURS := --ignore=.venv --ignore=var --ignore=tests --ignore=simulator --ignore=deploy \
 	--ignore=docs --ignore=scripts
 
-.PHONY: run test test-fast lint format bench lock lock-runtime image image-size migrate demo clean \
+.PHONY: run test test-fast realspeed lint format bench lock lock-runtime image image-size migrate demo clean \
 	messages
 
 $(STAMP): requirements.lock
@@ -61,6 +61,13 @@ lint: $(STAMP)
 format: $(STAMP)
 	$(PY) -m ruff check --fix .
 	$(PY) -m ruff format .
+
+## The eight scenarios one after another on one `make run` at real speed, each fixed
+## with the triage API's recommended action; the guard must undo none of the fixes
+## (tests/realspeed, 40-60 min; not in `make test`). Last result: var/realspeed-last.json.
+realspeed: $(STAMP) $(MO)
+	REALSPEED=1 REALSPEED_RESULT=var/realspeed-last.json $(PY) -m pytest \
+		-m realspeed -s -v tests/realspeed $(PYTEST_ARGS)
 
 ## Benchmarks (not tests): print figures as ratios against an in-run baseline.
 bench: $(STAMP)
