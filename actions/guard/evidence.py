@@ -17,6 +17,8 @@ import re
 from datetime import datetime
 from typing import Any
 
+from django.utils import timezone
+
 from actions.guard import judge, pods
 from runbooks import prometheus
 
@@ -188,6 +190,7 @@ def evaluate(
     error or "", the split as stored). `restart_range`: the seconds since settling, over
     which the changed groups' restarts are counted."""
     reader = Reader()
+    elapsed = (timezone.now() - changed_at).total_seconds()
     current, stored = resolve_split(reader, split, labels, changed_at)
     out = []
     for spec in specs:
@@ -201,5 +204,8 @@ def evaluate(
             labels=labels,
             restart_range=restart_range,
         )
+        # A rate() over [1m] shows a change fully only a window after it: until then a
+        # healthy reading is not yet the change's own (judge.step's late rule).
+        reading["reacted"] = elapsed >= judge.lookback_seconds(str(spec.get("promql") or ""))
         out.append(judge.step(spec, reading, confirm))
     return judge.verdict(out), out, reader.down, stored

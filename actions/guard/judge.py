@@ -18,6 +18,7 @@ and unknown never undoes anything.
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
 
 from django.utils.translation import gettext as _
@@ -222,6 +223,16 @@ def judge_split(
     return OK, f"{title}: {both}"
 
 
+_RANGE = re.compile(r"\[(\d+)([smh])\]")
+_UNIT = {"s": 1, "m": 60, "h": 3600}
+
+
+def lookback_seconds(promql: str) -> int:
+    """The longest range selector of a query ([1m] -> 60): how long after a change its
+    value still mixes in readings from before."""
+    return max((int(n) * _UNIT[u] for n, u in _RANGE.findall(promql)), default=0)
+
+
 def improving(spec: dict, readings: list[float]) -> bool:
     """A trend that is getting better across the streak: the latest reading is better
     than the first (a queue draining, a cache warming) is not a regression yet."""
@@ -246,7 +257,7 @@ def step(spec: dict, reading: dict, confirm: int) -> dict:
     state, message = _state(spec, reading, mode)
     if state != BREACH:
         healthy = int(spec.get("healthy") or 0)
-        if state == OK and mode == TREND:
+        if state == OK and mode == TREND and reading.get("reacted", True):
             healthy += 1
         spec.update(state=state, message=message, streak=0, readings=[], healthy=healthy)
         return spec

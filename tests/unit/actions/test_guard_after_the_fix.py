@@ -6,8 +6,12 @@ the fix; and it kept judging (and paging) after the fix's incident was resolved.
 Both tests below requested an undo (or a page) before: the first breached on the late
 TTFT rise in three checks; the second went on judging the resolved incident's fix."""
 
-import pytest
+from datetime import timedelta
 
+import pytest
+from django.utils import timezone
+
+from actions.guard.models import GuardWatch
 from actions.models import ActionRun
 from incidents.models import IncidentStatus, TimelineEvent
 from tests.unit.actions import test_guard_evidence as ev
@@ -30,6 +34,8 @@ def test_a_regression_that_starts_after_a_healthy_stretch_is_not_blamed(rita, pr
     answer(prom, ttft=1.0, errors=0.0, hits=0.1)
     run, watch = router_rollback(incident, rita)
     check(watch, settled=False)
+    # Minutes have passed: the queries' [1m] windows hold only readings after the change.
+    GuardWatch.objects.filter(pk=watch.pk).update(changed_at=timezone.now() - timedelta(minutes=3))
     for _ in range(2):  # the rollback worked: hit rate back
         answer(prom, ttft=1.0, hits=0.8)
         watch = check(watch)
@@ -78,3 +84,20 @@ def test_the_watch_ends_when_its_incident_is_resolved(rita, prom):
     assert TimelineEvent.objects.filter(
         incident=incident, message__contains="the watch ends there"
     ).exists()
+
+
+def test_a_slow_signal_is_not_healthy_until_its_window_has_passed(rita, prom):
+    """The router regression (tests/integration/actions/test_guard_rollback.py) in small:
+    a rate over [1m] falls for a minute after the change, so the readings before that are
+    not a healthy stretch and the breach that follows still counts."""
+    incident = incident_with("VLLMPrefixCacheHitRateDrop", "prefix-cache-drop")
+    answer(prom, ttft=1.0, errors=0.0, hits=0.8)
+    _run, watch = router_rollback(incident, rita)
+    check(watch, settled=False)
+    for hits in (0.7, 0.5, 0.35):  # still above 0.3: ok, but the window is still mixing
+        answer(prom, hits=hits)
+        watch = check(watch)
+    for hits in (0.2, 0.15, 0.1):
+        answer(prom, hits=hits)
+        watch = check(watch)
+    assert watch.verdict == "breached", watch.signals
