@@ -23,6 +23,7 @@ from actions.services import action_run_request, action_run_undo
 from console.errors import DomainError
 from console.outgoing import OutgoingRefused, user_request
 from console.service_accounts import GUARD, service_account_user
+from incidents.models import IncidentStatus
 
 
 def guard_user() -> User:
@@ -41,10 +42,18 @@ def remedy(watch_id: int) -> GuardWatch:
     if watch.outcome:
         return watch
     undo, why = None, ""
-    try:
-        undo = _request_undo(watch)
-    except (DomainError, PermissionDenied) as exc:
-        why = f"the automatic undo was refused: {exc}"
+    if watch.incident.status == IncidentStatus.RESOLVED:
+        # People declared it over: the guard does not change the fleet from a closed
+        # incident on its own (the regression may be the next failure); a person decides.
+        why = (
+            f"incident #{watch.incident_id} is already resolved, so the guard does not undo "
+            "on its own: reopen it and undo the change if the change is the cause"
+        )
+    else:
+        try:
+            undo = _request_undo(watch)
+        except (DomainError, PermissionDenied) as exc:
+            why = f"the automatic undo was refused: {exc}"
     if undo is None:
         return _page(watch, why or _not_undoable(watch))
     with transaction.atomic():

@@ -24,7 +24,6 @@ from actions.guard.remedy import guard_user, remedy
 from actions.guard.start import guard_watch_start, guard_watch_start_for_revision, label
 from actions.guard.start import schedule as _schedule
 from actions.guard.start import timeline as _timeline
-from incidents.models import IncidentStatus
 
 log = logging.getLogger(__name__)
 
@@ -40,15 +39,13 @@ __all__ = [
 def guard_watch_evaluate(*, watch_id: int) -> GuardWatch | None:
     """One evaluation: Prometheus first (no transaction held), then the verdict under the
     row lock. Called by the watch's own countdown chain and by the beat's recovery."""
-    watch = GuardWatch.objects.select_related("incident").filter(pk=watch_id).first()
+    watch = GuardWatch.objects.filter(pk=watch_id).first()
     if watch is None:
         return None
     if watch.verdict == GuardVerdict.BREACHED and not watch.outcome:
         return remedy(watch.pk)  # a worker died between the verdict and the undo
     if watch.verdict != GuardVerdict.WATCHING:
         return watch
-    if watch.incident.status == IncidentStatus.RESOLVED:
-        return _end_resolved(watch.pk)
     now = timezone.now()
     recent = watch.last_evaluated_at and (now - watch.last_evaluated_at) < timedelta(
         seconds=watch.interval_seconds / 2
@@ -123,60 +120,33 @@ def _not_counted(specs: list[dict[str, Any]]) -> str:
     return (" Not counted: " + "; ".join(shown) + ".") if shown else ""
 
 
-@transaction.atomic
-def _end_resolved(watch_id: int) -> GuardWatch:
-    """The incident the change was made for was resolved during the window: the watch
-    ends there. Its alerts ended after the change; a regression seen later is a new
-    failure for a new incident (and an undo on a resolved incident is refused anyway)."""
-    watch = GuardWatch.objects.select_for_update().select_related("incident").get(pk=watch_id)
-    if watch.verdict != GuardVerdict.WATCHING:
-        return watch
-    resolved_at = watch.incident.resolved_at or timezone.now()
-    _close(
-        watch,
-        ended=f"Incident #{watch.incident_id} was resolved "
-        f"{_after(resolved_at - watch.changed_at)} after the change; the watch ends there.",
-    )
-    watch.save()
-    return watch
-
-
-def _after(delta: timedelta) -> str:
-    minutes, seconds = divmod(max(0, int(delta.total_seconds())), 60)
-    return f"{minutes} min {seconds} s" if minutes else f"{seconds} s"
-
-
-def _close(watch: GuardWatch, ended: str = "") -> None:
-    prefix = f"{ended} " if ended else ""
+def _close(watch: GuardWatch) -> None:
     late = [s for s in watch.signals if s["state"] == guard.LATE]
     pending = [s for s in watch.signals if s["state"] in (guard.BREACH, guard.IMPROVING)]
     if late and not pending:
         watch.verdict = GuardVerdict.UNKNOWN
         watch.verdict_reason = (
-            prefix
-            + "; ".join(s["message"] for s in late)
+            "; ".join(s["message"] for s in late)
             + ". Nothing was undone: a person decides whether the change played a part."
         )[:1000]
     elif pending:
         # Crossed at the end, but not for long enough to count: a person decides.
         watch.verdict = GuardVerdict.UNKNOWN
         watch.verdict_reason = (
-            (prefix or "The window ended while ")
+            "The window ended while "
             + "; ".join(s["message"] for s in pending)
             + ". Not confirmed, so nothing was undone: check the golden signals yourself."
         )[:1000]
     elif watch.unknown_evaluations:
         watch.verdict = GuardVerdict.UNKNOWN
         watch.verdict_reason = (
-            f"{prefix}The signals could not be judged at {watch.unknown_evaluations} of "
+            f"The signals could not be judged at {watch.unknown_evaluations} of "
             f"{watch.evaluations} checks (last: {watch.last_error or 'no data'}); the change "
             "was neither confirmed nor undone. Check the golden signals yourself."
         )[:1000]
     else:
         watch.verdict = GuardVerdict.PASSED
-        watch.verdict_reason = f"{prefix}No regression in {watch.evaluations} checks" + (
-            " before that." if ended else " over the window."
-        )
+        watch.verdict_reason = f"No regression in {watch.evaluations} checks over the window."
     _timeline(watch, f"{label(watch)}: verdict {watch.verdict}. {watch.verdict_reason}")
 
 
