@@ -67,6 +67,13 @@ def _spec(s: GuardSignal, labels: dict[str, Any]) -> dict:
         "threshold": s.threshold,
         "scope": s.scope,
         "alerts": list(s.alerts),
+        **not_evaluated(),
+    }
+
+
+def not_evaluated() -> dict[str, Any]:
+    """A signal's readings and state before its first check (every kind of signal)."""
+    return {
         "baseline": None,
         "value": None,
         "changed": None,

@@ -55,16 +55,7 @@ def spec() -> dict:
         "alerts": [],
         "optional": True,
         "builtin": True,
-        "baseline": None,
-        "value": None,
-        "changed": None,
-        "unchanged": None,
-        "mode": "",
-        "readings": [],
-        "streak": 0,
-        "counts": False,
-        "state": judge.UNKNOWN,
-        "message": "not evaluated yet",
+        **judge.not_evaluated(),
     }
 
 
