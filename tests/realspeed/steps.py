@@ -97,8 +97,14 @@ def run_state(stack, rid: int) -> dict:
 def resolve_when_mitigated(stack, iid: int, reason: str) -> bool:
     """Resolve once mitigated (its alerts ended); an alert firing again in between sends
     it back to triggered, and the wait goes on."""
-    if incident(stack, iid)["status"] != "mitigated":
+    found = incident(stack, iid)
+    if found["status"] != "mitigated":
         return False
+    if found.get("commander") is None:
+        # A SEV1/SEV2 resolved with nobody in command needs an explicit confirmation
+        # (issue 25 item 6); a team takes command of what it resolves instead.
+        api(stack["session"], "POST", f"{stack['base']}/api/v1/incidents/{iid}/commander/",
+            json={"commander": stack["user"]})  # fmt: skip
     url = f"{stack['base']}/api/v1/incidents/{iid}/resolve/"
     r = api(stack["session"], "POST", url, json={"reason": reason})
     return r.status_code == 200
