@@ -174,6 +174,9 @@ class GuardSignal:
     threshold: float = 0.0
     scope: str = "gateway"  # one of GUARD_SCOPES
     alerts: tuple[str, ...] = ()
+    # latency: the demand it depends on (a request rate); a rise that comes with the
+    # demand rising is the traffic's doing, not the change's.
+    load: str = ""
 
 
 @dataclass(frozen=True)

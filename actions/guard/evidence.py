@@ -162,7 +162,15 @@ def read_signal(
         }
     value, error = reader.value(spec["promql"])
     mode = judge.CONTEXT if split is not None else judge.TREND
+    load: dict[str, Any] = {}
+    if mode == judge.TREND and spec.get("load"):
+        load_before = spec.get("load_before")
+        if load_before is None:
+            load_before, _ = reader.value(spec["load"], changed_at.timestamp() - 1)
+        load_now, _ = reader.value(spec["load"])
+        load = {"load_before": load_before, "load_now": load_now}
     return {
+        **load,
         "mode": mode,
         "value": value,
         "baseline": baseline,

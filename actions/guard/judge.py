@@ -32,6 +32,12 @@ OK, BREACH, UNKNOWN = "ok", "breach", "unknown"
 SETTLING, CONTEXT, EXCUSED, IMPROVING = "settling", "context", "excused", "improving"
 # A fleet-wide signal that went bad only after it had been healthy since settling.
 LATE = "late"
+# A fleet-wide latency rise that came with its demand rising (judge.step).
+EXPLAINED = "explained"
+# Demand this many times its value before the change explains a latency rise: latency
+# follows load, so the change is not what made it slower (Argo Rollouts and Flagger
+# compare a canary with its baseline under the same traffic for the same reason).
+LOAD_EXPLAINS = 1.3
 # Healthy checks after settling after which a fleet-wide regression is no longer
 # attributed to the change: a config, limit or replica change acts at once, so a
 # regression that starts minutes later, after a healthy stretch, has another cause
@@ -67,6 +73,7 @@ def _spec(s: GuardSignal, labels: dict[str, Any]) -> dict:
         "threshold": s.threshold,
         "scope": s.scope,
         "alerts": list(s.alerts),
+        "load": (s.load if needs else fill_promql(s.load, labels)) if s.load else "",
         **not_evaluated(),
     }
 
@@ -240,6 +247,17 @@ def lookback_seconds(promql: str) -> int:
     return max((int(n) * _UNIT[u] for n, u in _RANGE.findall(promql)), default=0)
 
 
+def load_rise(spec: dict, reading: dict) -> float | None:
+    """How many times the latency signal's demand is now against before the change (None
+    without a `load` query or its two readings)."""
+    before, now = reading.get("load_before"), reading.get("load_now")
+    if spec.get("type") != "latency" or before is None or now is None:
+        return None
+    if _missing(before) or _missing(now) or before <= 0:
+        return None
+    return float(now) / float(before)
+
+
 def improving(spec: dict, readings: list[float]) -> bool:
     """A trend that is getting better across the streak: the latest reading is better
     than the first (a queue draining, a cache warming) is not a regression yet."""
@@ -257,7 +275,7 @@ def step(spec: dict, reading: dict, confirm: int) -> dict:
     mode = reading.get("mode", TREND)
     if spec.get("mode") != mode:
         spec.update(streak=0, readings=[])  # a split that became fleet-wide starts over
-    for key in ("value", "baseline", "changed", "unchanged"):
+    for key in ("value", "baseline", "changed", "unchanged", "load_before", "load_now"):
         if key in reading:
             spec[key] = reading[key]
     spec.update(mode=mode, counts=False)
@@ -267,6 +285,20 @@ def step(spec: dict, reading: dict, confirm: int) -> dict:
         if state == OK and mode == TREND and reading.get("reacted", True):
             healthy += 1
         spec.update(state=state, message=message, streak=0, readings=[], healthy=healthy)
+        return spec
+    load = load_rise(spec, reading)
+    if mode == TREND and load is not None and load >= LOAD_EXPLAINS:
+        before, now = reading["load_before"], reading["load_now"]
+        spec.update(
+            state=EXPLAINED,
+            streak=0,
+            readings=[],
+            message=(
+                f"{message}, but the demand rose {load:.2g}x since the change "
+                f"({_num(before)} -> {_num(now)} requests/s): the latency follows the load, "
+                "not attributed to the change (check it yourself)"
+            ),
+        )
         return spec
     if mode == TREND and int(spec.get("healthy") or 0) >= HEALTHY_BEFORE_LATE:
         spec.update(

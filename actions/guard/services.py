@@ -121,7 +121,7 @@ def _not_counted(specs: list[dict[str, Any]]) -> str:
 
 
 def _close(watch: GuardWatch) -> None:
-    late = [s for s in watch.signals if s["state"] == guard.LATE]
+    late = [s for s in watch.signals if s["state"] in (guard.LATE, guard.EXPLAINED)]
     pending = [s for s in watch.signals if s["state"] in (guard.BREACH, guard.IMPROVING)]
     if late and not pending:
         watch.verdict = GuardVerdict.UNKNOWN

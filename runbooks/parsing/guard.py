@@ -22,7 +22,7 @@ TYPE_KEYS = {
     "quality": ("comparator", "threshold"),
 }
 SIGNAL_KEYS = ("id", "title", "type", "promql", "unit")
-SIGNAL_EXTRA_KEYS = ("scope", "alerts")
+SIGNAL_EXTRA_KEYS = ("scope", "alerts", "load")
 # A pod-scoped signal is narrowed to some pods by adding a matcher beside this one.
 POD_SCOPE_ANCHOR = 'lws="{lws}"'
 OPTIONAL_KEYS = ("slo", "max_burn", "max_ratio", "min_value", "comparator", "threshold")
@@ -91,6 +91,12 @@ def _signal(f: Fields, item: Any, p: str, promql) -> GuardSignal:
     if scope == "pod" and POD_SCOPE_ANCHOR not in d["promql"]:
         raise f.error(f"{p}.promql", f"a pod-scoped signal selects with {POD_SCOPE_ANCHOR}")
     alerts = f.texts(d["alerts"], f"{p}.alerts") if "alerts" in d else ()
+    load = ""
+    if "load" in d:
+        if kind != "latency":
+            raise f.error(f"{p}.load", f"not used by a {kind} signal")
+        load, load_uses = promql(f, d["load"], f"{p}.load")
+        used = tuple(dict.fromkeys((*used, *load_uses)))
     return GuardSignal(
         id=f.ident(d["id"], f"{p}.id"),
         title=f.text(d["title"], f"{p}.title"),
@@ -101,5 +107,6 @@ def _signal(f: Fields, item: Any, p: str, promql) -> GuardSignal:
         comparator=comparator,
         scope=scope,
         alerts=alerts,
+        load=load,
         **numbers,
     )

@@ -101,3 +101,42 @@ def test_a_slow_signal_is_not_healthy_until_its_window_has_passed(rita, prom):
         answer(prom, hits=hits)
         watch = check(watch)
     assert watch.verdict == "breached", watch.signals
+
+
+def load(prom, rps: float) -> None:
+    """The request rate the TTFT signal's `load` query reads (matched last, so the error
+    and format queries, which divide by the same counter, keep their own answers)."""
+    prom.answers.pop("requests_total", None)
+    prom.answers["requests_total"] = rps
+
+
+def test_a_latency_rise_that_comes_with_the_traffic_is_not_blamed(rita, prom):
+    """Found at real speed: a gateway change for long-context-kv was undone when the next
+    scenario doubled the traffic two minutes later (TTFT 10 s -> 48 s)."""
+    incident = incident_with("VLLMPrefixCacheHitRateDrop", "prefix-cache-drop")
+    answer(prom, ttft=1.0, errors=0.0, hits=0.8)
+    load(prom, 10.0)
+    run, watch = router_rollback(incident, rita)
+    check(watch, settled=False)
+    for ttft in (2.5, 3.5, 4.8, 6.0):  # the traffic doubled: TTFT follows it
+        answer(prom, ttft=ttft, hits=0.8)
+        load(prom, 20.0)
+        watch = check(watch)
+        assert watch.verdict == "watching", watch.verdict_reason
+    ttft_spec = next(s for s in watch.signals if s["id"] == "ttft_p99")
+    assert ttft_spec["state"] == "explained"
+    assert "the demand rose 2x since the change (10 -> 20 requests/s)" in ttft_spec["message"]
+    assert not ActionRun.objects.filter(undo_of=run).exists()
+
+
+def test_a_latency_rise_under_the_same_traffic_still_counts(rita, prom):
+    incident = incident_with("VLLMPrefixCacheHitRateDrop", "prefix-cache-drop")
+    answer(prom, ttft=1.0, errors=0.0, hits=0.8)
+    load(prom, 10.0)
+    _run, watch = router_rollback(incident, rita)
+    check(watch, settled=False)
+    for ttft in (2.5, 3.5, 4.8):
+        answer(prom, ttft=ttft, hits=0.8)
+        load(prom, 11.0)  # a little more traffic does not explain 4.8x
+        watch = check(watch)
+    assert watch.verdict == "breached", watch.signals
