@@ -64,6 +64,38 @@ def excuses(signals: list[dict], labels: dict[str, Any], changed_at: datetime) -
     return out
 
 
+def coinciding(
+    signals: list[dict], labels: dict[str, Any], changed_at: datetime, incident_id: int
+) -> dict[str, str]:
+    """{signal id: why} for the signals whose alerts began after the change in another
+    open incident about the same namespace (and lws): a failure with an incident of its
+    own. It may still be the change's doing, so it does not excuse the signal: a breach
+    it explains is shown, not counted, and left to a person (judge.COINCIDES)."""
+    names = {name for s in signals for name in s.get("alerts") or ()}
+    namespace, lws = labels.get("namespace"), labels.get("lws")
+    if not names or not namespace:
+        return {}
+    found = (
+        live_alerts()
+        .filter(alertname__in=names, starts_at__gte=changed_at, labels__namespace=namespace)
+        .exclude(incident_id=incident_id)
+    )
+    if lws:
+        found = found.filter(Q(labels__lws=lws) | ~Q(labels__has_key="lws"))
+    first: dict[str, Alert] = {}
+    for alert in found.order_by("starts_at", "pk"):
+        first.setdefault(alert.alertname, alert)
+    out = {}
+    for s in signals:
+        hit = next((first[a] for a in s.get("alerts") or () if a in first), None)
+        if hit is not None:
+            out[s["id"]] = (
+                f"{hit.alertname} began at {hit.starts_at:%H:%M:%S} UTC, after the change, "
+                f"in incident #{hit.incident_id} of its own"
+            )
+    return out
+
+
 def runbook_configmaps(incident: Incident, namespace: str) -> set[str]:
     """The ConfigMaps the incident's runbook's actions change in `namespace` (e.g. the
     router's for rollback_router_config, the gateway's for update_gateway_limits)."""

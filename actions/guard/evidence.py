@@ -127,6 +127,7 @@ def read_signal(
     settling: bool,
     split: dict | None,
     excuse: str,
+    coincides: str = "",
     labels: dict[str, Any] | None = None,
     restart_range: float = 0,
 ) -> dict:
@@ -179,6 +180,7 @@ def read_signal(
         "error": error,
         "settling": settling,
         "excuse": excuse,
+        "coincides": coincides,
         "what": (split or {}).get("what", "the change"),
     }
 
@@ -191,6 +193,7 @@ def evaluate(
     split: dict | None,
     labels: dict[str, Any],
     excuses: dict[str, str],
+    coincides: dict[str, str] | None = None,
     confirm: int,
     restart_range: float = 0,
 ) -> tuple[str, list[dict], str, dict]:
@@ -209,6 +212,7 @@ def evaluate(
             settling=settling,
             split=current,
             excuse=excuses.get(spec["id"], ""),
+            coincides=(coincides or {}).get(spec["id"], ""),
             labels=labels,
             restart_range=restart_range,
         )

@@ -34,6 +34,11 @@ SETTLING, CONTEXT, EXCUSED, IMPROVING = "settling", "context", "excused", "impro
 LATE = "late"
 # A fleet-wide latency rise that came with its demand rising (judge.step).
 EXPLAINED = "explained"
+# A fleet-wide breach while another incident's alert on the signal began after the change.
+COINCIDES = "coincides"
+# States of a breach the guard does not count and leaves to a person (the window ends
+# unknown, with the reason).
+LEFT_TO_A_PERSON = (LATE, EXPLAINED, COINCIDES)
 # Demand this many times its value before the change explains a latency rise: latency
 # follows load, so the change is not what made it slower (Argo Rollouts and Flagger
 # compare a canary with its baseline under the same traffic for the same reason).
@@ -285,6 +290,17 @@ def step(spec: dict, reading: dict, confirm: int) -> dict:
         if state == OK and mode == TREND and reading.get("reacted", True):
             healthy += 1
         spec.update(state=state, message=message, streak=0, readings=[], healthy=healthy)
+        return spec
+    if mode == TREND and reading.get("coincides"):
+        spec.update(
+            state=COINCIDES,
+            streak=0,
+            readings=[],
+            message=(
+                f"{message}, but {reading['coincides']}: a failure of its own may explain "
+                "it, so it is not attributed to the change (check it yourself)"
+            ),
+        )
         return spec
     load = load_rise(spec, reading)
     if mode == TREND and load is not None and load >= LOAD_EXPLAINS:

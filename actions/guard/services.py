@@ -18,7 +18,7 @@ from django.utils import timezone
 from actions.dispatch import GUARD_WATCH_EVALUATE, task_send
 from actions.guard import evidence
 from actions.guard import judge as guard
-from actions.guard.alerts import excuses
+from actions.guard.alerts import coinciding, excuses
 from actions.guard.models import GuardOutcome, GuardVerdict, GuardWatch
 from actions.guard.remedy import guard_user, remedy
 from actions.guard.start import guard_watch_start, guard_watch_start_for_revision, label
@@ -55,6 +55,12 @@ def guard_watch_evaluate(*, watch_id: int) -> GuardWatch | None:
     settling = watch.settles_at is not None and now < watch.settles_at
     # Which signals an alert that fired before the change excuses (a read, no lock held).
     excused = {} if settling else excuses(watch.signals, watch.labels, watch.changed_at)
+    # Which breaches another incident's new alert may explain (shown, not counted).
+    others = (
+        {}
+        if settling
+        else coinciding(watch.signals, watch.labels, watch.changed_at, watch.incident_id)
+    )
     verdict, specs, error, split = evidence.evaluate(
         watch.signals,
         changed_at=watch.changed_at,
@@ -62,6 +68,7 @@ def guard_watch_evaluate(*, watch_id: int) -> GuardWatch | None:
         split=watch.split or None,
         labels=watch.labels,
         excuses=excused,
+        coincides=others,
         confirm=max(1, int(settings.GUARD_CONFIRM_CHECKS)),
         # Restarts of a split change's groups count from settling on (guard/pods.py).
         restart_range=(now - (watch.settles_at or watch.changed_at)).total_seconds(),
@@ -121,7 +128,7 @@ def _not_counted(specs: list[dict[str, Any]]) -> str:
 
 
 def _close(watch: GuardWatch) -> None:
-    late = [s for s in watch.signals if s["state"] in (guard.LATE, guard.EXPLAINED)]
+    late = [s for s in watch.signals if s["state"] in guard.LEFT_TO_A_PERSON]
     pending = [s for s in watch.signals if s["state"] in (guard.BREACH, guard.IMPROVING)]
     if late and not pending:
         watch.verdict = GuardVerdict.UNKNOWN
