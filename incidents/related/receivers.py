@@ -18,12 +18,25 @@ _KIND_FLAGS = {"is_drill", "is_demo"}
 
 
 def on_timeline_appended(sender: Any, events: list[TimelineEvent], **kwargs: Any) -> None:
-    opened = sorted({e.incident_id for e in events if e.kind == TimelineEventType.INCIDENT_OPENED})
+    opened = sorted({e.incident_id for e in events if _opens(e)})
     for incident_id in opened:  # in id order: the first opened is linked to first
         try:
             incident_related_link(incident_id=incident_id)
         except Exception:
             log.exception("related incidents: linking #%s failed", incident_id)
+
+
+def _opens(event: TimelineEvent) -> bool:
+    """An opening, or a resolved incident firing again (reopened): both are news about
+    the target that the incidents open around it may share."""
+    if event.kind == TimelineEventType.INCIDENT_OPENED:
+        return True
+    payload = event.payload or {}
+    return (
+        event.kind == TimelineEventType.STATUS_CHANGED
+        and payload.get("from") == "resolved"
+        and payload.get("to") == "triggered"
+    )
 
 
 def on_incident_saved(

@@ -7,6 +7,7 @@ from datetime import timedelta
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext_lazy, gettext_noop
 
@@ -58,12 +59,14 @@ def _matches(new: Incident) -> list[Incident]:
     keys = _keys(new) if settings.INCIDENT_RELATED_LABEL_SETS and window > 0 else set()
     if not keys:
         return []
-    since = new.triggered_at - timedelta(seconds=window)
+    # A reopened incident is news again from when it reopened.
+    when = max(new.triggered_at, new.reopened_at or new.triggered_at)
+    since = when - timedelta(seconds=window)
     nearby = (
         Incident.objects.filter(
+            Q(triggered_at__gte=since, triggered_at__lte=when)
+            | Q(reopened_at__gte=since, reopened_at__lte=when),
             status__in=OPEN_STATUSES,
-            triggered_at__gte=since,
-            triggered_at__lte=new.triggered_at,
             merged_at__isnull=True,
         )
         .exclude(pk=new.pk)

@@ -5,6 +5,7 @@ merged or unlinked with one click, configurable per label set and window."""
 from datetime import timedelta
 
 import pytest
+from django.utils import timezone
 from rest_framework.test import APIClient
 
 from console import roles
@@ -186,3 +187,38 @@ def test_a_drill_claimed_after_linking_is_unlinked(
         incident_drill_mark(incident_id=kv.pk, kind="note", message="drill", payload={})
     assert Incident.objects.get(pk=kv.pk).related_to_id is None
     assert len(kinds(ttft, "incident_unlinked")) == 1
+
+
+def test_a_resolved_incident_firing_again_is_linked_like_a_new_one(
+    post_webhook, django_capture_on_commit_callbacks
+):
+    """Found at real speed: KV-cache pressure, resolved, fired again beside an open TTFT
+    SEV1 on the same LWS and stayed alone (the link was looked for only at openings)."""
+
+    def deliver(which, status="firing", starts=None):
+        alertname, runbook, severity = which
+        one = alert(alertname=alertname, runbook=runbook, severity=severity, status=status,
+                    extra_labels={"lws": "vllm-chat"}, **({"starts_at": starts} if starts else {}),
+                    **({"ends_at": timezone.now()} if status == "resolved" else {}))  # fmt: skip
+        body = notification(
+            [one], group_key=f'{{}}:{{alertname="{alertname}", lws="vllm-chat"}}',
+            alertname=alertname,
+        )  # fmt: skip
+        with django_capture_on_commit_callbacks(execute=True):
+            assert post_webhook(body).status_code == 200
+
+    deliver(KV)
+    kv = Incident.objects.get(runbook="long-context-kv")
+    deliver(KV, status="resolved")
+    Incident.objects.filter(pk=kv.pk).update(
+        status=IncidentStatus.RESOLVED, resolved_at=timezone.now()
+    )
+    deliver(TTFT)
+    ttft = Incident.objects.get(runbook="ttft-spike")
+    kv.refresh_from_db()
+    assert kv.related_to_id is None  # resolved when TTFT opened: nothing to link
+    deliver(KV, starts=timezone.now())  # a new episode: the console reopens #kv
+    kv.refresh_from_db()
+    assert kv.status == IncidentStatus.TRIGGERED
+    assert kv.reopen_count == 1
+    assert kv.related_to_id == ttft.pk
