@@ -3,11 +3,15 @@
 import os
 
 from celery import Celery, signals
+from kombu.transport import TRANSPORT_ALIASES
 
 from config.celery_routes import QUEUES, TASK_ROUTES, beat_schedule
 from console.localstack.processes import die_with_parent
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+# Embedded mode's broker: kombu's filesystem transport, with each message written whole
+# before a consumer can see it (console/localstack/fs_broker.py says why).
+TRANSPORT_ALIASES["filesystem"] = "console.localstack.fs_broker:Transport"
 
 app = Celery("console")
 app.config_from_object("django.conf:settings", namespace="CELERY")
