@@ -64,7 +64,7 @@ format: $(STAMP)
 
 ## The eight scenarios one after another on one `make run` at real speed, each fixed
 ## with the triage API's recommended action; the guard must undo none of the fixes
-## (tests/realspeed, 40-60 min; not in `make test`). Last result: var/realspeed-last.json.
+## (tests/realspeed, about 30 min; not in `make test`). Last result: var/realspeed-last.json.
 realspeed: $(STAMP) $(MO)
 	REALSPEED=1 REALSPEED_RESULT=var/realspeed-last.json $(PY) -m pytest \
 		-m realspeed -s -v tests/realspeed $(PYTEST_ARGS)
