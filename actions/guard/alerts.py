@@ -38,61 +38,49 @@ def live_alerts(now: datetime | None = None) -> QuerySet[Alert]:
     )
 
 
-def excuses(signals: list[dict], labels: dict[str, Any], changed_at: datetime) -> dict[str, str]:
-    """{signal id: why it is excused} for the signals whose alerts fired before the change
-    in an open incident about the same namespace (and lws, when the alert names one)."""
-    names = {name for s in signals for name in s.get("alerts") or ()}
-    namespace, lws = labels.get("namespace"), labels.get("lws")
-    if not names or not namespace:
-        return {}
-    found = live_alerts().filter(
-        alertname__in=names, starts_at__lt=changed_at, labels__namespace=namespace
-    )
-    if lws:
-        found = found.filter(Q(labels__lws=lws) | ~Q(labels__has_key="lws"))
-    first: dict[str, Alert] = {}
-    for alert in found.select_related("incident").order_by("starts_at", "pk"):
-        first.setdefault(alert.alertname, alert)
-    out = {}
-    for s in signals:
-        hit = next((first[a] for a in s.get("alerts") or () if a in first), None)
-        if hit is not None:
-            out[s["id"]] = (
-                f"{hit.alertname} has fired in open incident #{hit.incident_id} since "
-                f"{hit.starts_at:%H:%M:%S} UTC, before the change"
-            )
-    return out
-
-
-def coinciding(
+def signal_alerts(
     signals: list[dict], labels: dict[str, Any], changed_at: datetime, incident_id: int
-) -> dict[str, str]:
-    """{signal id: why} for the signals whose alerts began after the change in another
-    open incident about the same namespace (and lws): a failure with an incident of its
-    own. It may still be the change's doing, so it does not excuse the signal: a breach
-    it explains is shown, not counted, and left to a person (judge.COINCIDES)."""
+) -> tuple[dict[str, str], dict[str, str]]:
+    """What the signals' own alerts (`alerts:`) say about a breach, in one read of the
+    live alerts about the same namespace (and lws, when the alert names one):
+    - excused, {signal id: why}: the alert fired before the change in an open incident,
+      so the signal was already bad and is not blamed on the change;
+    - coinciding, {signal id: why}: it began after the change in another open incident,
+      a failure with an incident of its own. It may still be the change's doing, so a
+      breach it explains is shown, not counted, and left to a person (judge.COINCIDES)."""
     names = {name for s in signals for name in s.get("alerts") or ()}
     namespace, lws = labels.get("namespace"), labels.get("lws")
     if not names or not namespace:
-        return {}
-    found = (
-        live_alerts()
-        .filter(alertname__in=names, starts_at__gte=changed_at, labels__namespace=namespace)
-        .exclude(incident_id=incident_id)
-    )
+        return {}, {}
+    found = live_alerts().filter(alertname__in=names, labels__namespace=namespace)
     if lws:
         found = found.filter(Q(labels__lws=lws) | ~Q(labels__has_key="lws"))
-    first: dict[str, Alert] = {}
+    before: dict[str, Alert] = {}
+    after: dict[str, Alert] = {}
     for alert in found.order_by("starts_at", "pk"):
-        first.setdefault(alert.alertname, alert)
+        if alert.starts_at < changed_at:
+            before.setdefault(alert.alertname, alert)
+        elif alert.incident_id != incident_id:
+            after.setdefault(alert.alertname, alert)
+    excused = _first_per_signal(
+        signals, before,
+        lambda hit: f"{hit.alertname} has fired in open incident #{hit.incident_id} since "
+        f"{hit.starts_at:%H:%M:%S} UTC, before the change",
+    )  # fmt: skip
+    coinciding = _first_per_signal(
+        signals, after,
+        lambda hit: f"{hit.alertname} began at {hit.starts_at:%H:%M:%S} UTC, after the "
+        f"change, in incident #{hit.incident_id} of its own",
+    )  # fmt: skip
+    return excused, coinciding
+
+
+def _first_per_signal(signals: list[dict], first: dict[str, Alert], why) -> dict[str, str]:
     out = {}
     for s in signals:
         hit = next((first[a] for a in s.get("alerts") or () if a in first), None)
         if hit is not None:
-            out[s["id"]] = (
-                f"{hit.alertname} began at {hit.starts_at:%H:%M:%S} UTC, after the change, "
-                f"in incident #{hit.incident_id} of its own"
-            )
+            out[s["id"]] = why(hit)
     return out
 
 

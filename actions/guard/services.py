@@ -18,7 +18,7 @@ from django.utils import timezone
 from actions.dispatch import GUARD_WATCH_EVALUATE, task_send
 from actions.guard import evidence
 from actions.guard import judge as guard
-from actions.guard.alerts import coinciding, excuses
+from actions.guard.alerts import signal_alerts
 from actions.guard.models import GuardOutcome, GuardVerdict, GuardWatch
 from actions.guard.remedy import guard_user, remedy
 from actions.guard.start import guard_watch_start, guard_watch_start_for_revision, label
@@ -53,13 +53,12 @@ def guard_watch_evaluate(*, watch_id: int) -> GuardWatch | None:
     if recent and now < watch.ends_at:
         return watch  # a duplicate delivery; the chain that evaluated is scheduled
     settling = watch.settles_at is not None and now < watch.settles_at
-    # Which signals an alert that fired before the change excuses (a read, no lock held).
-    excused = {} if settling else excuses(watch.signals, watch.labels, watch.changed_at)
-    # Which breaches another incident's new alert may explain (shown, not counted).
-    others = (
-        {}
+    # What the signals' own alerts say: fired before the change (excused), or began
+    # after it in another incident (shown, not counted). A read, no lock held.
+    excused, others = (
+        ({}, {})
         if settling
-        else coinciding(watch.signals, watch.labels, watch.changed_at, watch.incident_id)
+        else signal_alerts(watch.signals, watch.labels, watch.changed_at, watch.incident_id)
     )
     verdict, specs, error, split = evidence.evaluate(
         watch.signals,
