@@ -37,6 +37,7 @@ urlpatterns = [
     path("api/v1/", include("drills.api_urls")),
     path("api/v1/", include("incidents.api_urls")),
     path("api/v1/", include("readiness.api_urls")),
+    path("api/v1/pager/", include("pager.api_urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     # The split view serves Swagger's init code as a script file: no inline script (CSP).
     path(
@@ -53,6 +54,7 @@ urlpatterns = [
     path("runbooks/", include("runbooks.urls")),
     path("postmortems/", include("postmortems.urls")),
     path("readiness/", include("readiness.urls")),
+    path("pager/", include("pager.urls")),
     path("", include("notifications.urls")),  # its page and its API
     path("", include("incidents.urls")),
 ]

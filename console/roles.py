@@ -32,6 +32,7 @@ _VIEW = (
     "postmortems.view_postmortem",
     "postmortems.view_actionitem",
     "readiness.view_deployment",
+    "pager.view_team",
 )
 _RESPOND = (
     "incidents.acknowledge_incident",
@@ -42,6 +43,7 @@ _RESPOND = (
     "postmortems.draft_postmortem",
     "postmortems.manage_actionitem",
     "readiness.verify_deployment",
+    "pager.manage_own_oncall",
 )
 _COMMAND = (
     "incidents.resolve_incident",
@@ -57,6 +59,7 @@ _COMMAND = (
     "readiness.signoff_deployment",
     "notifications.view_delivery",
     "notifications.retry_delivery",
+    "pager.manage_pager",
 )
 _ADMIN = (
     "incidents.change_incident",

@@ -142,3 +142,28 @@ NOTIFY_REQUEUE_AFTER_SECONDS = env.int("NOTIFY_REQUEUE_AFTER_SECONDS", default=6
 # post {"text": ...} a day listing the overdue items, through the outgoing guard.
 POSTMORTEM_REMINDER_WEBHOOK_URL = env.str("POSTMORTEM_REMINDER_WEBHOOK_URL", default="")
 POSTMORTEM_WEBHOOK_TIMEOUT_SECONDS = env.float("POSTMORTEM_WEBHOOK_TIMEOUT_SECONDS", default=5.0)
+
+# --- The pager (pager/): schedules, escalation, paging, heartbeats -----------------------
+# Beat runs the escalation tick this often: a step is sent at most this late (plus the
+# worker's pickup) after its due time; a late step says how late on the timeline.
+PAGER_TICK_SECONDS = env.float("PAGER_TICK_SECONDS", default=5.0)
+# Overall deadline of one page delivery call (push, SMS, voice, chat, webhook, email).
+PAGER_TIMEOUT_SECONDS = env.float("PAGER_TIMEOUT_SECONDS", default=10.0)
+# A delivery claimed longer ago than this was cut off by a dying worker: its outcome is
+# unknown and the page falls through to the next method (never sent twice through one).
+PAGER_SEND_LEASE_SECONDS = env.int("PAGER_SEND_LEASE_SECONDS", default=120)
+# The one-tap acknowledge link in a page: signed, single use, valid this long.
+PAGE_ACK_LINK_TTL_SECONDS = env.int("PAGE_ACK_LINK_TTL_SECONDS", default=4 * 3600)
+# Imported iCal calendars read from a URL (through the outgoing guard).
+PAGER_ICAL_TIMEOUT_SECONDS = env.float("PAGER_ICAL_TIMEOUT_SECONDS", default=10.0)
+PAGER_ICAL_MAX_BYTES = env.int("PAGER_ICAL_MAX_BYTES", default=2_000_000)
+# Alerts that are heartbeats, not incidents: Alertmanager's always-firing Watchdog, one
+# heartbeat per replica (told apart by the notification's externalURL).
+HEARTBEAT_ALERTNAMES = env.list("HEARTBEAT_ALERTNAMES", default=["Watchdog"])
+HEARTBEAT_WATCHDOG_INTERVAL_SECONDS = env.int("HEARTBEAT_WATCHDOG_INTERVAL_SECONDS", default=300)
+HEARTBEAT_GRACE_SECONDS = env.int("HEARTBEAT_GRACE_SECONDS", default=60)
+# Drill incidents rehearse the response, not the pager: off, nobody is woken for one.
+PAGER_PAGE_DRILLS = env.bool("PAGER_PAGE_DRILLS", default=False)
+# "Out of hours" in the pager reports: outside these hours, Monday to Friday, in the
+# zone of the team's first schedule.
+PAGER_BUSINESS_HOURS = env.str("PAGER_BUSINESS_HOURS", default="09:00-18:00")

@@ -28,6 +28,7 @@ INSTALLED_APPS = [
     "postmortems",
     "readiness",
     "notifications",
+    "pager",
 ]
 
 MIDDLEWARE = [

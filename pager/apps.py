@@ -1,0 +1,20 @@
+from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
+
+from incidents.panels import incident_panel_register
+from incidents.timeline_kinds import timeline_kinds_register
+from pager import timeline_kinds
+
+
+class PagerConfig(AppConfig):
+    name = "pager"
+    verbose_name = _("Pager")
+
+    def ready(self) -> None:
+        timeline_kinds_register(app=self.name, kinds=timeline_kinds.LABELS)
+        # Owning team, who is on call, the escalation and its pages (pager/panel.py).
+        incident_panel_register(key="pager", order=5, template="pager/_incident_panel.html")
+        # registry: models load after apps are ready (receivers import services)
+        from pager import receivers
+
+        receivers.connect()

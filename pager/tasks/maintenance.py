@@ -1,0 +1,1 @@
+"""Celery tasks (thin: each calls one service)."""
