@@ -1,3 +1,10 @@
-from django.urls import path  # noqa: F401
+"""The calendar feeds (included by pager/urls.py under the "pager" namespace)."""
 
-urlpatterns: list = []
+from django.urls import path
+
+from pager.schedules import feeds
+
+urlpatterns = [
+    path("feeds/schedule/<str:key>.ics", feeds.schedule_feed, name="schedule-feed"),
+    path("feeds/person/<str:key>.ics", feeds.person_feed, name="person-feed"),
+]
