@@ -14,7 +14,14 @@ class PagerConfig(AppConfig):
         timeline_kinds_register(app=self.name, kinds=timeline_kinds.LABELS)
         # Owning team, who is on call, the escalation and its pages (pager/panel.py).
         incident_panel_register(key="pager", order=5, template="pager/_incident_panel.html")
+        # registry: the pager's timeline lines in the viewer's language (they import models)
+        from incidents.timeline_text import timeline_text_register
+        from pager.escalation.timeline import reword as escalation_reword
+
+        for kind in timeline_kinds.LABELS:
+            timeline_text_register(kind, escalation_reword)
         # registry: models load after apps are ready (receivers import services)
         from pager import receivers
 
         receivers.connect()
+        import pager.demo  # noqa: F401 (registers the pager's part of seed_demo)

@@ -39,6 +39,9 @@ STORED = {
     "auto_triage": ("runbooks", "Auto-triage"),
     "postmortem": ("postmortems", "Postmortem"),
     "action_item": ("postmortems", "Action item"),
+    "page": ("pager", "Page"),
+    "escalation": ("pager", "Escalation"),
+    "maintenance": ("pager", "Maintenance"),
 }
 
 
