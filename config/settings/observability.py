@@ -18,5 +18,10 @@ LOGGING = {
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
-    "loggers": {"django.db.backends": {"level": "WARNING"}},
+    "loggers": {
+        "django.db.backends": {"level": "WARNING"},
+        # apprise's own warnings can name an ntfy topic or a chat (as good as a secret);
+        # notifications and the pager keep what they need from it in their own rows.
+        "apprise": {"level": "WARNING", "propagate": False},
+    },
 }

@@ -1,3 +1,9 @@
-from django.urls import path  # noqa: F401
+"""The one-tap acknowledge link (included by pager/urls.py under /pager/)."""
 
-urlpatterns: list = []
+from django.urls import path
+
+from pager.paging import views
+
+urlpatterns = [
+    path("ack/<str:token>/", views.page_ack, name="page-ack"),
+]
