@@ -57,6 +57,7 @@ SPECTACULAR_SETTINGS = {
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "incidents.api.schema_add_alertmanager_webhook",
+        "pager.heartbeats.schema.schema_add_heartbeat_beat",
     ],
     "ENUM_NAME_OVERRIDES": {
         "IncidentStatusEnum": "incidents.models.IncidentStatus",

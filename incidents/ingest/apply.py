@@ -28,6 +28,7 @@ from django.db import IntegrityError, OperationalError, connection, transaction
 from django.utils import timezone
 
 from incidents.drill_claims import new_incidents_claim
+from incidents.heartbeat_alerts import heartbeat_alerts_announce, heartbeat_alerts_split
 from incidents.ingest import decide, write_postgres, write_sqlite
 from incidents.ingest.decide import Batch
 from incidents.ingest.group import Groups, groups_of
@@ -65,11 +66,19 @@ class IngestResult:
 
 def alerts_ingest(*, payload: ParsedPayload, meta: ReceiptMeta) -> IngestResult:
     """Apply one webhook notification. Retries when a concurrent delivery won a unique
-    constraint or the database broke a deadlock."""
-    groups = groups_of(payload)  # the body's alone: once, not per attempt
+    constraint or the database broke a deadlock. Heartbeat alerts (Watchdog) are taken
+    out before grouping and announced once it commits (incidents/heartbeat_alerts.py);
+    the receipt still counts them."""
+    alerting, beats = heartbeat_alerts_split(payload)
+    groups = groups_of(alerting)  # the body's alone: once, not per attempt
     for attempt in range(1, MAX_ATTEMPTS + 1):
         try:
-            return _attempt(payload, meta, groups)
+            result = _attempt(payload, meta, groups)
+            if beats:
+                heartbeat_alerts_announce(
+                    source=payload.external_url, alerts=beats, at=timezone.now()
+                )
+            return result
         except (IntegrityError, OperationalError) as exc:
             sqlstate = getattr(exc.__cause__, "sqlstate", None)
             retryable = isinstance(exc, IntegrityError) or sqlstate in _RETRYABLE_SQLSTATES

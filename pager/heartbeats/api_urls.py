@@ -1,3 +1,14 @@
-from django.urls import path  # noqa: F401
+"""The check-in endpoint (under /api/v1/pager/, namespace "pager-api")."""
 
-urlpatterns: list = []
+from django.urls import re_path
+
+from pager.heartbeats import views
+
+urlpatterns = [
+    # With or without a trailing slash: a cron line's curl gets it right either way.
+    re_path(
+        r"^heartbeats/(?P<slug>[-a-zA-Z0-9_]+)/beat/?$",
+        views.heartbeat_beat_view,
+        name="heartbeat-beat",
+    ),
+]
