@@ -47,6 +47,18 @@ TASK_ROUTES = {
     "notifications.tasks.delivery_send": {"queue": NOTIFICATIONS},
     "notifications.tasks.action_items_overdue_notify": {"queue": "default"},
     "notifications.tasks.deliveries_requeue": {"queue": "default"},
+    # The pager: pages go out on the notifier workers, like notifications.
+    "pager.tasks.escalation.tick": {"queue": "default"},
+    "pager.tasks.escalation.start": {"queue": "default"},
+    "pager.tasks.escalation.advance": {"queue": "default"},
+    "pager.tasks.escalation.acknowledge": {"queue": "default"},
+    "pager.tasks.escalation.stop": {"queue": "default"},
+    "pager.tasks.paging.page_send": {"queue": NOTIFICATIONS},
+    "pager.tasks.paging.pages_requeue": {"queue": "default"},
+    "pager.tasks.heartbeats.heartbeats_check": {"queue": "default"},
+    "pager.tasks.maintenance.maintenance_summaries_write": {"queue": "default"},
+    "pager.tasks.schedules.ical_refresh_due": {"queue": "default"},
+    "pager.tasks.schedules.ical_refresh": {"queue": "default"},
 }
 
 BEAT_SCHEDULE = {
@@ -93,6 +105,41 @@ BEAT_SCHEDULE = {
         "task": "notifications.tasks.deliveries_requeue",
         "schedule": timedelta(seconds=60),  # what a broker outage left unqueued
     },
+    "pager-escalation-tick": {
+        "task": "pager.tasks.escalation.tick",
+        # Advances every due escalation, expires acknowledgements, starts what a lost
+        # start task did not. The interval is PAGER_TICK_SECONDS (beat_schedule, below);
+        # a tick older than one interval is dropped: after a broker outage the next one
+        # does all the work, with no backlog of ticks.
+        "schedule": timedelta(seconds=5),
+        "options": {"expires": 5},
+    },
+    # On both queues, so one dead worker pool does not silence the check (the two runs
+    # never act on one heartbeat twice: SKIP LOCKED per heartbeat); a check that waited
+    # in a backlog is stale (expires).
+    "pager-heartbeats-check": {
+        "task": "pager.tasks.heartbeats.heartbeats_check",
+        "schedule": timedelta(seconds=30),
+        "options": {"queue": "default", "expires": 30},
+    },
+    "pager-heartbeats-check-notifier": {
+        "task": "pager.tasks.heartbeats.heartbeats_check",
+        "schedule": timedelta(seconds=30),
+        "options": {"queue": NOTIFICATIONS, "expires": 30},
+    },
+    "pager-maintenance-summaries": {
+        "task": "pager.tasks.maintenance.maintenance_summaries_write",
+        "schedule": timedelta(seconds=60),  # each ended occurrence summarised once
+    },
+    "requeue-pages": {
+        "task": "pager.tasks.paging.pages_requeue",
+        "schedule": timedelta(seconds=60),  # pages a broker outage or a dead worker left behind
+    },
+    "refresh-pager-calendars": {
+        "task": "pager.tasks.schedules.ical_refresh_due",
+        # Each schedule's own ical_refresh_minutes decides when it is read again.
+        "schedule": timedelta(minutes=5),
+    },
 }
 
 
@@ -104,4 +151,7 @@ def beat_schedule() -> dict[str, dict[str, object]]:
     schedule["reconcile-alertmanager"]["schedule"] = timedelta(
         seconds=settings.ALERTMANAGER_RECONCILE_SECONDS
     )
+    tick = float(settings.PAGER_TICK_SECONDS)
+    schedule["pager-escalation-tick"]["schedule"] = timedelta(seconds=tick)
+    schedule["pager-escalation-tick"]["options"] = {"expires": tick}
     return schedule

@@ -8,4 +8,5 @@ urlpatterns = [
     path("", include("pager.views.urls")),  # teams, calendar, my pager, reports, windows
     path("", include("pager.paging.urls")),  # the one-tap acknowledge page
     path("", include("pager.schedules.urls")),  # iCal feeds
+    path("reports/", include("pager.reports.urls")),  # pages, acknowledgements, CSV
 ]

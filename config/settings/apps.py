@@ -152,6 +152,10 @@ PAGER_TIMEOUT_SECONDS = env.float("PAGER_TIMEOUT_SECONDS", default=10.0)
 # A delivery claimed longer ago than this was cut off by a dying worker: its outcome is
 # unknown and the page falls through to the next method (never sent twice through one).
 PAGER_SEND_LEASE_SECONDS = env.int("PAGER_SEND_LEASE_SECONDS", default=120)
+# A transient failure (timeout, HTTP 5xx/429, SMTP 4xx) is tried once more through the
+# same method after this pause, then the page falls through to the next method. Keep
+# PAGER_SEND_LEASE_SECONDS above 2 x PAGER_TIMEOUT_SECONDS + this (one delivery's longest).
+PAGER_RETRY_BACKOFF_SECONDS = env.float("PAGER_RETRY_BACKOFF_SECONDS", default=2.0)
 # The one-tap acknowledge link in a page: signed, single use, valid this long.
 PAGE_ACK_LINK_TTL_SECONDS = env.int("PAGE_ACK_LINK_TTL_SECONDS", default=4 * 3600)
 # Imported iCal calendars read from a URL (through the outgoing guard).

@@ -18,6 +18,7 @@ OUR_APPS = (
     "drills.",
     "postmortems.",
     "console.",
+    "pager.",
     "readiness.",
     "notifications.",
 )
