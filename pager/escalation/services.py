@@ -43,9 +43,10 @@ from pager.escalation.acks import (
     stop,
 )
 from pager.escalation.steps import skip_reason, step_run, username_of, wait_until
+from pager.escalation.suppressed import suppressed_due, suppression_end
 from pager.escalation.timeline import Entries, Parts, expiry_parts, hhmm, part
 from pager.maintenance.selectors import window_for_incident
-from pager.models import Escalation, EscalationState, EscalationStep
+from pager.models import Escalation, EscalationPolicy, EscalationState, EscalationStep, Team
 from pager.paging.queue import pages_enqueue
 from pager.routing import route
 
@@ -139,6 +140,10 @@ def _decide(
         escalation.stop_reason = "demo incident: not paged"
     elif incident.is_drill and not settings.PAGER_PAGE_DRILLS:
         stop("drill incident: not paged", [part("drill")])
+    elif escalation.policy is None and not _pager_configured():
+        # A console that does not use the pager: recorded, its timeline left alone.
+        escalation.state, escalation.ended_at = S.STOPPED, now
+        escalation.stop_reason = REASON_NO_POLICY
     elif escalation.policy is None:
         team = escalation.team
         no_policy = part("no_policy_team", why=why, team=team.name) if team else None
@@ -174,6 +179,10 @@ def _decide(
             else part("started_no_team", policy=policy, why=why)
         )
         entries.escalation_event("started", [started])
+
+
+def _pager_configured() -> bool:
+    return Team.objects.exists() or EscalationPolicy.objects.exists()
 
 
 def _fired_again(escalation: Escalation, incident: Incident, now: datetime) -> bool:
@@ -283,7 +292,8 @@ def _run_steps(
 # --- the tick (beat) -----------------------------------------------------------------------
 def escalations_tick(*, now: datetime | None = None, batch: int = TICK_BATCH) -> int:
     """Beat, every PAGER_TICK_SECONDS: expire acknowledgements, start what a lost start
-    task did not, then advance every due escalation, oldest due first, each in its own
+    task did not, resume what a maintenance window held back once it is over and the
+    incident still fires, then advance every due escalation, oldest due first, each in its own
     transaction (a failure stops this tick; the next one carries on). Returns how many
     escalations it started or advanced."""
     at = now or timezone.now()
@@ -291,6 +301,8 @@ def escalations_tick(*, now: datetime | None = None, batch: int = TICK_BATCH) ->
     for pk in expired.order_by("ack_expires_at", "pk").values_list("pk", flat=True)[:batch]:
         ack_expire(pk, now or timezone.now())
     count = _missed_starts(at, batch, now)
+    for pk in suppressed_due(batch):
+        count += suppression_end(pk, now or timezone.now())
     due = Escalation.objects.filter(state=S.ACTIVE, next_due_at__lte=at)
     for pk in due.order_by("next_due_at", "pk").values_list("pk", flat=True)[:batch]:
         advanced, _ = _advance(pk, now)

@@ -29,10 +29,13 @@ Parts = list[list[Any]]
 
 TEMPLATES: dict[str, str] = {
     **WHY,
+    "maintenance_over": gettext_noop(
+        "Maintenance window %(window)s is over and the incident is still firing, "
+        "unacknowledged: paging starts now."
+    ),
     # Written by pager/maintenance/ when a window's occurrence ends.
     "maintenance_ended": gettext_noop(
-        "Maintenance window %(window)s ended; this incident opened inside it and nobody "
-        "was paged."
+        "Maintenance window %(window)s ended; this incident opened inside it and nobody was paged."
     ),
     "started": gettext_noop("Escalation started: policy %(policy)s, team %(team)s (%(why)s)."),
     "started_no_team": gettext_noop("Escalation started: policy %(policy)s, no team (%(why)s)."),

@@ -530,6 +530,31 @@ def test_an_incident_inside_a_maintenance_window_is_suppressed(two_step, team):
     assert event.message == "Opened inside maintenance window driver upgrade: nobody paged."
 
 
+def test_a_window_that_ends_with_the_incident_still_firing_starts_the_paging(two_step, team):
+    MaintenanceWindow.objects.create(
+        name="driver upgrade",
+        team=team,
+        matchers={"namespace": "llm-serving"},
+        starts_at=T0 - 60 * MIN,
+        ends_at=T0 + 10 * MIN,
+    )
+    incident = opened(namespace="llm-serving")
+    escalation = services.escalation_start(incident_id=incident.pk, now=T0)
+    assert escalation.state == S.SUPPRESSED
+
+    services.escalations_tick(now=T0 + 5 * MIN)  # still inside: nothing
+    assert not Page.objects.exists()
+    services.escalations_tick(now=T0 + 11 * MIN)  # over, still firing: paging starts
+
+    escalation.refresh_from_db()
+    assert escalation.state == S.ACTIVE
+    assert len(keys(incident)) == 1
+    assert (
+        "Maintenance window driver upgrade is over and the incident is still firing, "
+        "unacknowledged: paging starts now."
+    ) in timeline(incident)
+
+
 def test_no_policy_is_recorded_with_what_to_configure():
     team = default_team()
     incident = opened()
@@ -594,3 +619,10 @@ def test_each_line_keeps_its_parts_for_a_page_in_another_language(two_step, alic
             )
     # Lines the engine did not write are left as stored.
     assert reword("Paged alice by ntfy.", {"event": "delivered"}) is None
+
+
+def test_a_console_without_any_pager_setup_leaves_the_timeline_alone():
+    incident = opened()
+    escalation = services.escalation_start(incident_id=incident.pk, now=T0)
+    assert (escalation.state, escalation.stop_reason) == (S.STOPPED, "no escalation policy")
+    assert timeline(incident) == []
