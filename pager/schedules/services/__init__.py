@@ -31,6 +31,7 @@ from pager.schedules.services.oncall import (
     swap_cancel,
     swap_request,
 )
+from pager.schedules.services.profile import pager_profile_zone_set
 
 __all__ = [
     "AUDIT_KIND",
@@ -40,6 +41,7 @@ __all__ = [
     "override_cancel",
     "override_create",
     "pager_profile_ensure",
+    "pager_profile_zone_set",
     "schedule_ical_refresh",
     "schedule_ical_upload",
     "schedules_ical_refresh_due",

@@ -1,0 +1,101 @@
+"""Filters the pager's templates share: the badge class of a state (the console's outcome
+colours: green done, blue on its way, orange waiting, red failed, grey not needed), a
+length of time in words, and dates in the pager's translatable formats."""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+
+from django import template
+from django.utils import dateformat
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext, pgettext_lazy
+
+from pager.models import DeliveryState, EscalationState, HeartbeatState, PageStatus
+
+register = template.Library()
+
+BADGES: dict[str, dict[str, str]] = {
+    "page": {
+        PageStatus.PENDING: "outcome-failed",
+        PageStatus.DELIVERED: "outcome-replayed",
+        PageStatus.FAILED: "outcome-rejected",
+        PageStatus.ACKNOWLEDGED: "outcome-accepted",
+    },
+    "delivery": {
+        DeliveryState.PENDING: "pg-grey",
+        DeliveryState.SENDING: "outcome-replayed",
+        DeliveryState.SENT: "outcome-accepted",
+        DeliveryState.FAILED: "outcome-rejected",
+        DeliveryState.UNKNOWN: "outcome-failed",
+        DeliveryState.SKIPPED: "pg-grey",
+    },
+    "heartbeat": {
+        HeartbeatState.WAITING: "outcome-failed",
+        HeartbeatState.OK: "outcome-accepted",
+        HeartbeatState.MISSING: "outcome-rejected",
+    },
+    "escalation": {
+        EscalationState.ACTIVE: "outcome-rejected",
+        EscalationState.ACKNOWLEDGED: "outcome-accepted",
+        EscalationState.SUPPRESSED: "outcome-replayed",
+        EscalationState.EXHAUSTED: "outcome-failed",
+        EscalationState.STOPPED: "pg-grey",
+    },
+}
+
+
+@register.filter
+def badge(state: str, kind: str) -> str:
+    """`{{ page.status|badge:"page" }}`: the CSS class of that state's badge."""
+    return BADGES.get(kind, {}).get(state, "pg-grey")
+
+
+@register.filter
+def seconds_words(seconds: int | float | None) -> str:
+    """300 -> "5 min", 90 -> "90 s", 7200 -> "2 h"."""
+    if seconds is None:
+        return ""
+    value = int(seconds)
+    if value and value % 3600 == 0:
+        return ngettext("%(n)d hour", "%(n)d hours", value // 3600) % {"n": value // 3600}
+    if value >= 120 and value % 60 == 0:
+        return _("%(n)d min") % {"n": value // 60}
+    return _("%(n)d s") % {"n": value}
+
+
+# Date formats the pager's pages print, each a translatable Django date format (Chinese
+# puts the month and day first: "12月7日 星期一 09:00"). Aware values are shown in the
+# active time zone, as the `date` filter does (expects_localtime).
+_WHEN = {
+    "when": pgettext_lazy("pager date format: weekday, day, month, time", "D j M H:i"),
+    "when_s": pgettext_lazy("pager date format: with seconds", "D j M H:i:s"),
+    "day": pgettext_lazy("pager date format: weekday, day, month", "D j M"),
+    "day_y": pgettext_lazy("pager date format: weekday, day, month, year", "D j M Y"),
+}
+
+
+def _format(value: datetime | date | None, which: str) -> str:
+    if not value:
+        return ""
+    return dateformat.format(value, str(_WHEN[which]))
+
+
+@register.filter(expects_localtime=True)
+def when(value: datetime | None) -> str:
+    return _format(value, "when")
+
+
+@register.filter(expects_localtime=True)
+def when_s(value: datetime | None) -> str:
+    return _format(value, "when_s")
+
+
+@register.filter(expects_localtime=True)
+def day(value: date | None) -> str:
+    return _format(value, "day")
+
+
+@register.filter(expects_localtime=True)
+def day_y(value: date | None) -> str:
+    return _format(value, "day_y")
