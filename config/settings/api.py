@@ -67,5 +67,13 @@ SPECTACULAR_SETTINGS = {
         "ActionRunStatusFilterEnum": "actions.serializers.STATUS_FILTER_CHOICES",
         "PostmortemStatusEnum": "postmortems.models.PostmortemStatus",
         "ActionItemStatusEnum": "postmortems.models.ItemStatus",
+        "ContactKindEnum": "pager.models.ContactKind",
+        "HeartbeatKindEnum": "pager.models.HeartbeatKind",
+        "HeartbeatStateEnum": "pager.models.HeartbeatState",
+        "PageDeliveryStateEnum": "pager.models.DeliveryState",
+        "SwapStateEnum": "pager.models.SwapState",
+        "EscalationStateEnum": "pager.models.EscalationState",
+        "PageStatusEnum": "pager.models.PageStatus",
+        "OverrideSourceEnum": "pager.models.OverrideSource",
     },
 }

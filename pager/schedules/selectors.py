@@ -174,9 +174,6 @@ def shifts_between_many(
     return result
 
 
-_shifts_of = shifts_between_many  # the API helper's first draft calls this name
-
-
 # --- the imported calendar -----------------------------------------------------------------
 def ical_layer(
     schedule: Schedule, start: datetime, end: datetime
