@@ -32,6 +32,10 @@ class DemoPart:
     order: int
     seed: Callable[[DemoContext], dict[str, Any]]  # returns counts, for the command's output
     reset: Callable[[], dict[str, int]]  # rows deleted, per table
+    # Set-up the demo needs on any database, not history (the pager's teams and schedules):
+    # run on every start, before the history; the part makes it only where nothing of
+    # its kind exists yet, and `--reset` leaves it.
+    configure: Callable[[DemoContext], dict[str, Any]] | None = None
 
 
 _PARTS: dict[str, DemoPart] = {}

@@ -53,23 +53,38 @@ class Command(BaseCommand):
         # requester to approve, so the demo needs two logins.
         approver = self._user("commander", roles.COMMANDER, "demo_commander_password")
         history: dict = {}
+        config: dict = {}
         # Once reset (the audit file exists), a database is not seeded again on restart.
         reset_before = (settings.VAR_DIR / AUDIT_FILE).exists()
+        if not reset_before:
+            # Set-up (the pager's teams) also on a database in use, where it has none.
+            config = self._configure(username)
         if not reset_before and not Incident.objects.exists():
             history = self._history(username)
         self.stdout.write(json.dumps({"username": username, "password": password,
                                       "approver": {"username": "commander",
                                                    "password": approver},
                                       "incidents_loaded": history.get("incidents", 0),
-                                      "history": history}))  # fmt: skip
+                                      "config": config, "history": history}))  # fmt: skip
 
-    def _history(self, username: str) -> dict:
+    def _context(self, username: str) -> DemoContext:
         User = get_user_model()
-        ctx = DemoContext(
+        return DemoContext(
             now=timezone.now().replace(microsecond=0),
             admin=User.objects.get(username=username),
             commander=User.objects.get(username="commander"),
         )
+
+    def _configure(self, username: str) -> dict:
+        ctx = self._context(username)
+        counts: dict = {}
+        for part in demo_parts():
+            if part.configure is not None:
+                counts.update(part.configure(ctx))
+        return counts
+
+    def _history(self, username: str) -> dict:
+        ctx = self._context(username)
         started = time.monotonic()
         counts: dict = {}
         for part in demo_parts():
