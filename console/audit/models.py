@@ -20,6 +20,11 @@ class AuditKind(models.TextChoices):
     LOGIN_FAILED = "login_failed", _("Login failed")
     ROLE_CHANGED = "role_changed", _("Role changed")
     TOKEN_REVOKED = "token_revoked", _("API token revoked")
+    # The pager's configuration by people (pager/): who is on call, how they are
+    # reached, heartbeats and maintenance windows. Labels only: console knows no app.
+    ONCALL_CHANGED = "oncall_changed", _("On-call schedule changed")
+    CONTACT_METHOD = "contact_method", _("Contact method changed")
+    PAGER_CONFIG = "pager_config", _("Pager setup changed")
 
 
 class AuditMethod(models.TextChoices):
@@ -33,6 +38,7 @@ class AuditMethod(models.TextChoices):
     API = "api", _("REST API")
     ADMIN = "admin", _("Django admin")
     ACCOUNT = "account", _("Account change")
+    PAGER = "pager", _("Pager")
 
 
 class AuditEvent(AppendOnlyModel):

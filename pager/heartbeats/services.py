@@ -24,6 +24,8 @@ from django.utils import timezone
 from django.utils.text import slugify
 from django.utils.translation import gettext_lazy, gettext_noop
 
+from console.audit.models import AuditKind, AuditMethod
+from console.audit.services import audit_record
 from console.errors import DomainError, NotFound
 from console.permissions import require
 from pager import permissions as perms
@@ -52,6 +54,9 @@ _RESERVED_PREFIXES = ("console-", "alertmanager-")
 
 class HeartbeatTokenRefused(DomainError):
     code = "unauthorized"
+
+
+AUDIT_KIND, AUDIT_METHOD = AuditKind.PAGER_CONFIG, AuditMethod.PAGER
 
 
 def token_hash(token: str) -> str:
@@ -95,6 +100,7 @@ def _free_slug(base: str) -> str:
 
 
 @transaction.atomic
+@transaction.atomic
 def heartbeat_create(
     *,
     name: str,
@@ -126,7 +132,19 @@ def heartbeat_create(
         interval_seconds=interval_seconds,
         grace_seconds=grace_seconds,
     )
+    _audit(actor, f"Heartbeat {heartbeat.name} ({heartbeat.slug}) created", heartbeat)
     return heartbeat, token
+
+
+def _audit(actor: User | AnonymousUser | None, reason: str, heartbeat: Heartbeat) -> None:
+    # Heartbeats are configuration, not incidents: the audit log records who changed them.
+    audit_record(
+        kind=AUDIT_KIND,
+        method=AUDIT_METHOD,
+        user=actor if isinstance(actor, User) else None,
+        reason=reason,
+        new={"heartbeat": heartbeat.pk, "slug": heartbeat.slug},
+    )
 
 
 def _locked(heartbeat_id: int) -> Heartbeat:
@@ -150,6 +168,7 @@ def heartbeat_token_rotate(*, heartbeat_id: int, actor: User | AnonymousUser | N
         )
     token, heartbeat.token_hash = _new_token()
     heartbeat.save(update_fields=["token_hash"])
+    _audit(actor, f"Token of heartbeat {heartbeat.name} rotated", heartbeat)
     return token
 
 
@@ -162,6 +181,7 @@ def heartbeat_delete(*, heartbeat_id: int, actor: User | AnonymousUser | None) -
         heartbeat = _locked(heartbeat_id)
         heartbeat.enabled = False
         heartbeat.save(update_fields=["enabled"])
+        _audit(actor, f"Heartbeat {heartbeat.name} deleted", heartbeat)
     heartbeat_evaluate(heartbeat_id=heartbeat_id, now=timezone.now())
     Heartbeat.objects.filter(pk=heartbeat_id).delete()
 

@@ -22,6 +22,8 @@ from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext_lazy, gettext_noop
 
+from console.audit.models import AuditKind, AuditMethod
+from console.audit.services import audit_record
 from console.errors import DomainError, NotFound
 from console.permissions import require
 from incidents.models import Incident, IncidentStatus
@@ -136,7 +138,7 @@ def window_create(
     reason = (reason or "").strip()
     if len(reason) > 500:
         raise _invalid(gettext_noop("The reason is longer than 500 characters."))
-    return MaintenanceWindow.objects.create(
+    window = MaintenanceWindow.objects.create(
         name=name,
         team=team,
         matchers=clean,
@@ -146,6 +148,19 @@ def window_create(
         time_zone=zone,
         reason=reason,
         created_by=actor if isinstance(actor, User) else None,
+    )
+    _audit(actor, f"Maintenance window {window.name} created", window)
+    return window
+
+
+def _audit(actor: User | AnonymousUser | None, reason: str, window: MaintenanceWindow) -> None:
+    # Windows are configuration, not incidents: the audit log records who changed them.
+    audit_record(
+        kind=AuditKind.PAGER_CONFIG,
+        method=AuditMethod.PAGER,
+        user=actor if isinstance(actor, User) else None,
+        reason=reason,
+        new={"window": window.pk, "starts_at": window.starts_at.isoformat()},
     )
 
 
@@ -166,6 +181,7 @@ def window_cancel(*, window_id: int, actor: User | AnonymousUser | None) -> Main
         )
     window.cancelled_at = timezone.now()
     window.save(update_fields=["cancelled_at"])
+    _audit(actor, f"Maintenance window {window.name} cancelled", window)
     return window
 
 

@@ -17,6 +17,7 @@ from django.db.models import Max
 from django.utils import timezone
 from django.utils.translation import gettext_lazy, gettext_noop
 
+from console.audit.models import AuditKind, AuditMethod
 from console.audit.services import audit_record
 from console.errors import DomainError, NotFound
 from console.permissions import require
@@ -28,8 +29,8 @@ from pager.paging.send import SendError, send
 
 # Audit rows of contact-method changes (console.audit; see the notes on adding these to
 # AuditKind and AuditMethod).
-AUDIT_KIND = "contact_method"
-AUDIT_METHOD = "console"
+AUDIT_KIND = AuditKind.CONTACT_METHOD
+AUDIT_METHOD = AuditMethod.PAGER
 LABEL_MAX = 100
 
 

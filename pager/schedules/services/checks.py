@@ -9,6 +9,7 @@ from django.contrib.auth.models import User
 from django.utils import timezone
 from django.utils.translation import gettext_noop
 
+from console.audit.models import AuditKind, AuditMethod
 from console.audit.services import audit_record
 from console.errors import DomainError, NotFound
 from pager.models import Override, Schedule
@@ -17,8 +18,8 @@ from pager.schedules.shifts import Shift
 MAX_LENGTH = timedelta(days=31)
 # The audit log's kind and method for these changes (console/audit/models.py choices:
 # see the notes; stored as plain strings).
-AUDIT_KIND = "oncall_changed"
-AUDIT_METHOD = "pager"
+AUDIT_KIND = AuditKind.ONCALL_CHANGED
+AUDIT_METHOD = AuditMethod.PAGER
 
 
 def utc(at: datetime) -> str:
