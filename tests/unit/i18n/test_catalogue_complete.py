@@ -20,6 +20,7 @@ SOURCES = [
     "postmortems",
     "notifications",
     "readiness",
+    "pager",
 ]
 
 
