@@ -15,6 +15,7 @@ from incidents.models import IncidentStatus, TimelineEvent, TimelineEventType
 from pager.escalation.steps import username_of
 from pager.escalation.timeline import Entries, expiry_parts, part, reason_parts
 from pager.models import Escalation, EscalationState, Page, PageStatus
+from pager.transitions import escalation_move
 
 S = EscalationState
 IS = IncidentStatus
@@ -26,7 +27,8 @@ STOP_REASONS: dict[str, str] = {IS.MITIGATED: REASON_MITIGATED, IS.RESOLVED: REA
 
 def new_round(escalation: Escalation, now: datetime) -> None:
     escalation.repage_round += 1
-    escalation.state, escalation.step_index, escalation.loop = S.ACTIVE, 0, 0
+    escalation_move(escalation, S.ACTIVE)
+    escalation.step_index, escalation.loop = 0, 0
     escalation.next_due_at = now
 
 
@@ -93,7 +95,8 @@ def escalation_on_ack(
 def acknowledge(
     escalation: Escalation, actor_id: int | None, now: datetime, entries: Entries
 ) -> None:
-    escalation.state, escalation.next_due_at, escalation.ended_at = S.ACKNOWLEDGED, None, None
+    escalation_move(escalation, S.ACKNOWLEDGED)
+    escalation.next_due_at, escalation.ended_at = None, None
     escalation.acknowledged_at, escalation.acknowledged_by_id = now, actor_id
     escalation.ack_expires_at = ack_expiry(escalation, now)
     Page.objects.filter(
@@ -122,7 +125,8 @@ def escalation_stop(
 
 
 def stop(escalation: Escalation, reason: str, now: datetime, entries: Entries) -> None:
-    escalation.state, escalation.stop_reason, escalation.ended_at = S.STOPPED, reason[:200], now
+    escalation_move(escalation, S.STOPPED)
+    escalation.stop_reason, escalation.ended_at = reason[:200], now
     escalation.next_due_at = escalation.ack_expires_at = None
     stopped = part("stopped", reason=reason_parts(reason))
     entries.escalation_event("stopped", [stopped], reason=reason)

@@ -49,6 +49,7 @@ from pager.maintenance.selectors import window_for_incident
 from pager.models import Escalation, EscalationPolicy, EscalationState, EscalationStep, Team
 from pager.paging.queue import pages_enqueue
 from pager.routing import route
+from pager.transitions import escalation_move
 
 # The service surface (pager_spec.md): acknowledgement and stop live in acks.py.
 __all__ = [
@@ -131,18 +132,21 @@ def _decide(
     """The new escalation's state, and the timeline entry that says it."""
 
     def stop(reason: str, parts: Parts) -> None:
-        escalation.state, escalation.stop_reason, escalation.ended_at = S.STOPPED, reason, now
+        escalation_move(escalation, S.STOPPED)
+        escalation.stop_reason, escalation.ended_at = reason, now
         entries.escalation_event("not_paged", parts, reason=reason)
 
     if incident.is_demo:
         # Seeded history: recorded, never paged, and its timeline left as written.
-        escalation.state, escalation.ended_at = S.STOPPED, now
+        escalation_move(escalation, S.STOPPED)
+        escalation.ended_at = now
         escalation.stop_reason = "demo incident: not paged"
     elif incident.is_drill and not settings.PAGER_PAGE_DRILLS:
         stop("drill incident: not paged", [part("drill")])
     elif escalation.policy is None and not _pager_configured():
         # A console that does not use the pager: recorded, its timeline left alone.
-        escalation.state, escalation.ended_at = S.STOPPED, now
+        escalation_move(escalation, S.STOPPED)
+        escalation.ended_at = now
         escalation.stop_reason = REASON_NO_POLICY
     elif escalation.policy is None:
         team = escalation.team
@@ -153,13 +157,15 @@ def _decide(
     elif incident.status == IS.ACKNOWLEDGED:
         actor_id = last_acknowledger(incident.pk)
         who = username_of(actor_id)
-        escalation.state, escalation.acknowledged_at = S.ACKNOWLEDGED, now
+        escalation_move(escalation, S.ACKNOWLEDGED)
+        escalation.acknowledged_at = now
         escalation.acknowledged_by_id = actor_id
         escalation.ack_expires_at = ack_expiry(escalation, now)
         before = part("before_ack", user=who) if who else part("before_ack_nobody")
         entries.escalation_event("not_paged", [before])
     elif (window := window_for_incident(incident, now)) is not None:
-        escalation.state, escalation.maintenance, escalation.ended_at = S.SUPPRESSED, window, now
+        escalation_move(escalation, S.SUPPRESSED)
+        escalation.maintenance, escalation.ended_at = window, now
         entries.add(
             timeline_kinds.MAINTENANCE,
             "suppressed",
@@ -170,7 +176,8 @@ def _decide(
         # Due when the incident opened: a start that ran late (its task lost with the
         # broker, and the tick stepping in) says how late its first pages are.
         opened = incident.reopened_at if escalation.episode else incident.triggered_at
-        escalation.state, escalation.next_due_at = S.ACTIVE, min(opened or now, now)
+        escalation_move(escalation, S.ACTIVE)
+        escalation.next_due_at = min(opened or now, now)
         assert escalation.policy is not None
         policy, team = escalation.policy.name, escalation.team
         started = (
@@ -200,7 +207,7 @@ def _fired_again(escalation: Escalation, incident: Incident, now: datetime) -> b
         escalation.acknowledged_at = escalation.acknowledged_by = escalation.ack_expires_at = None
         entries.escalation_event("fired_again", [part("fired_again")])
     else:
-        escalation.state = S.ACKNOWLEDGED
+        escalation_move(escalation, S.ACKNOWLEDGED)
         escalation.acknowledged_at = escalation.acknowledged_at or now
         escalation.ack_expires_at = ack_expiry(escalation, now)
         parts = [part("fired_again_ack"), *expiry_parts(escalation.ack_expires_at)]
@@ -269,7 +276,8 @@ def _run_steps(
                 repeat = part("repeat", loop=escalation.loop, times=policy.repeat_times)
                 entries.escalation_event("repeat", [repeat], loop=escalation.loop)
                 continue
-            escalation.state, escalation.next_due_at, escalation.ended_at = S.EXHAUSTED, None, now
+            escalation_move(escalation, S.EXHAUSTED)
+            escalation.next_due_at, escalation.ended_at = None, now
             last = "exhausted" if progressed else ("nothing_applies" if steps else "no_steps")
             entries.escalation_event("exhausted", [part(last)])
             return page_ids

@@ -13,6 +13,7 @@ from pager import timeline_kinds
 from pager.escalation.timeline import Entries, part
 from pager.maintenance.selectors import window_for_incident
 from pager.models import Escalation, EscalationState
+from pager.transitions import escalation_move
 
 S = EscalationState
 
@@ -40,7 +41,8 @@ def suppression_end(escalation_id: int, now: datetime) -> bool:
         if escalation.policy is None or window_for_incident(escalation.incident, now) is not None:
             return False
         window = escalation.maintenance.name if escalation.maintenance else "?"
-        escalation.state, escalation.next_due_at, escalation.ended_at = S.ACTIVE, now, None
+        escalation_move(escalation, S.ACTIVE)
+        escalation.next_due_at, escalation.ended_at = now, None
         escalation.step_index = escalation.loop = 0
         escalation.save()
         entries = Entries(escalation)
