@@ -28,7 +28,7 @@ TEMPLATE = "pager/ack.html"
 def _answer(request: HttpRequest, context: dict[str, Any], status: int = 200) -> HttpResponse:
     response = render(request, TEMPLATE, context, status=status)
     # The token is in the URL: no referrer carries it elsewhere, no robot keeps it.
-    response["Referrer-Policy"] = "no-referrer"
+    response["Referrer-Policy"] = "same-origin"
     response["X-Robots-Tag"] = "noindex, nofollow"
     return response
 

@@ -55,7 +55,7 @@ def test_opening_the_link_shows_the_incident_and_acknowledges_nothing(client, pa
     assert 'data-testid="ack-button"' in text
     assert 'method="post"' in text
     assert "csrfmiddlewaretoken" in text
-    assert response["Referrer-Policy"] == "no-referrer"
+    assert response["Referrer-Policy"] == "same-origin"
     assert "no-store" in response["Cache-Control"] or "max-age=0" in response["Cache-Control"]
     incident.refresh_from_db()
     page.refresh_from_db()
