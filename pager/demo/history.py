@@ -294,10 +294,10 @@ def _page(
         own = methods.get(plan.user_id, [])
         deliveries = [
             PageDelivery(method=m, kind=m.kind, position=i, state=DeliveryState.SKIPPED)
-            for i, m in enumerate(own)
+            for i, m in enumerate(own, start=1)
         ]
     else:
-        deliveries = [PageDelivery(method=None, kind=ContactKind.WEBHOOK, position=0)]
+        deliveries = [PageDelivery(method=None, kind=ContactKind.WEBHOOK, position=1)]
     if not deliveries:
         page.status = PageStatus.FAILED  # nothing to send it through, as the engine does
         return page, deliveries

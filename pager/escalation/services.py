@@ -23,7 +23,8 @@ from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
-from django.db.models import Exists, F, OuterRef, Q
+from django.db.models import Exists, F, OuterRef
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from incidents.models import Incident, IncidentStatus
@@ -73,6 +74,9 @@ TICK_BATCH = 200  # escalations one tick advances; the rest wait for the next ti
 # The tick starts what a lost start task did not, for incidents opened this recently
 # (older ones predate the pager, or were looked at long ago).
 MISSED_START_WINDOW = timedelta(hours=1)
+# The start task runs a moment after the incident's commit: the tick leaves incidents
+# younger than this to it (else it "starts late", and logs so, what is merely queued).
+START_GRACE_TICKS = 2
 
 
 # --- start ---------------------------------------------------------------------------------
@@ -322,10 +326,12 @@ def _missed_starts(at: datetime, batch: int, now: datetime | None) -> int:
     """Open triggered incidents whose start never ran (the broker was down when they
     opened), and mitigated ones firing again whose restart never ran."""
     cutoff = at - MISSED_START_WINDOW
+    grace = at - timedelta(seconds=START_GRACE_TICKS * float(settings.PAGER_TICK_SECONDS))
     begun = Escalation.objects.filter(incident=OuterRef("pk"), episode=OuterRef("reopen_count"))
     never = (
         Incident.objects.filter(status=IS.TRIGGERED)
-        .filter(Q(triggered_at__gte=cutoff) | Q(reopened_at__gte=cutoff))
+        .annotate(opened=Coalesce("reopened_at", "triggered_at"))
+        .filter(opened__gte=cutoff, opened__lte=grace)
         .filter(~Exists(begun))
         .order_by("pk")
         .values_list("pk", flat=True)[:batch]
@@ -337,6 +343,7 @@ def _missed_starts(at: datetime, batch: int, now: datetime | None) -> int:
             episode=F("incident__reopen_count"),
             incident__status=IS.TRIGGERED,
             incident__updated_at__gte=cutoff,
+            incident__updated_at__lte=grace,
         )
         .order_by("pk")
         .values_list("incident_id", flat=True)[:batch]

@@ -214,7 +214,7 @@ class _PageMaker:
                 status=PageStatus.PENDING if own else PageStatus.FAILED,
             )
             deliveries = [
-                PageDelivery(method=m, kind=m.kind, position=i) for i, m in enumerate(own)
+                PageDelivery(method=m, kind=m.kind, position=i) for i, m in enumerate(own, start=1)
             ]
             if not self._insert(page, deliveries):
                 continue
@@ -256,7 +256,7 @@ class _PageMaker:
         target = team.channel
         assert target is not None  # step_run checked it
         page = self._new(channel=target, key=self.key(f"c{target.pk}"))
-        delivery = PageDelivery(method=None, kind=ContactKind.WEBHOOK, position=0)
+        delivery = PageDelivery(method=None, kind=ContactKind.WEBHOOK, position=1)
         if not self._insert(page, [delivery]):
             return []
         self.entries.add(

@@ -221,16 +221,22 @@ def _delivered_event(page: Page, claim: Claim) -> None:
     )
     how = KIND_WORDS.get(claim.kind, claim.kind)
     after = f" after {', '.join(KIND_WORDS.get(k, k) for k in before)} failed" if before else ""
+    # Late by the sending (a worker restarting, a re-queued or cut-off send), not only by
+    # the escalation: said the way the escalation's "paged" entry says it (2 ticks).
+    late = (page.first_sent_at - page.due_at).total_seconds() if page.first_sent_at else 0.0
+    tick = float(settings.PAGER_TICK_SECONDS)
+    late_text = f" It went out {late:.0f}s after it was due." if late > 2 * tick else ""
     incident_event_record(
         incident_id=page.incident_id,
         kind=timeline_kinds.PAGE,
-        message=f"Paged {_who(page)} by {how}{after}.",
+        message=f"Paged {_who(page)} by {how}{after}.{late_text}",
         payload={
             "page": page.pk,
             "event": "delivered",
             "user": _who(page),
             "method": claim.kind,
             "failed_before": before,
+            "sent_late_seconds": round(late, 1),
         },
         source="pager",
     )

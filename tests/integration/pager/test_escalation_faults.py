@@ -182,7 +182,7 @@ def test_workers_ticking_at_once_make_each_page_once(policy, people):
     now = timezone.now()
     due_escalations(policy, 20, due_at=now - timedelta(seconds=1))
     # And incidents whose start task was lost: every tick tries to start them.
-    lost = [IncidentFactory(triggered_at=now - timedelta(seconds=1)) for _ in range(5)]
+    lost = [IncidentFactory(triggered_at=now - timedelta(seconds=30)) for _ in range(5)]
     workers, counts, errors = 4, [], []
     barrier = threading.Barrier(workers)
 

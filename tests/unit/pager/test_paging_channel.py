@@ -32,7 +32,7 @@ def channel_page(incident, target):
         due_at=now,
         created_at=now,
     )
-    PageDelivery.objects.create(page=page, kind=ContactKind.WEBHOOK, position=0)
+    PageDelivery.objects.create(page=page, kind=ContactKind.WEBHOOK, position=1)
     return page
 
 
