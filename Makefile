@@ -79,6 +79,8 @@ bench: $(STAMP)
 	$(PY) tests/bench/reports.py
 	$(PY) tests/bench/similar.py
 	$(PY) tests/bench/outgoing.py
+	$(PY) tests/bench/pager_latency.py
+	$(PY) tests/bench/pager_timing.py
 
 ## Recompile the lock file from pyproject.toml (needs network access to PyPI).
 lock:

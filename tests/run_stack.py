@@ -85,7 +85,19 @@ def start_run(
         "am_url": f"http://127.0.0.1:{ports['am']}",
         "login": lambda: login(base, user, password),
         "login_approver": lambda: login(base, *approver.groups()),
+        "env": env,
     }  # fmt: skip
+
+
+def manage(stack: dict, *args: str, env: dict | None = None) -> str:
+    """Run `manage.py <args>` against the stack's own database (its environment, VAR_DIR);
+    its output. For a test that sets up what the stack's demo data lacks."""
+    out = subprocess.run(
+        [str(BIN / "python"), "manage.py", *args], cwd=ROOT, env={**stack["env"], **(env or {})},
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert out.returncode == 0, out.stderr[-4000:]
+    return out.stdout
 
 
 def stop_runs(procs: list) -> None:
