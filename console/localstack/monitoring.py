@@ -13,6 +13,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 RULES_DIR = ROOT / "deploy" / "prometheus" / "rules"
+# The always-firing Watchdog: the console keeps it as the replica's heartbeat (pager).
+WATCHDOG_RULES_DIR = ROOT / "deploy" / "prometheus" / "watchdog-rules"
 
 
 @dataclass(frozen=True)
@@ -51,6 +53,7 @@ global:
     cluster: local-demo
 rule_files:
   - {rules_dir}/*.yml
+  - {WATCHDOG_RULES_DIR}/*.yml
 alerting:
   alertmanagers:
     - static_configs:
@@ -73,6 +76,14 @@ route:
   group_wait: {group_wait}
   group_interval: {group_interval}
   repeat_interval: 1h
+  routes:
+    # The dead-man's switch, as deploy/alertmanager/alertmanager.yml routes it: every
+    # minute, one heartbeat per replica in the console's pager (never an incident).
+    - matchers: [alertname="Watchdog"]
+      receiver: incident-console
+      group_wait: 0s
+      group_interval: 1m
+      repeat_interval: 1m
 receivers:
   - name: incident-console
     webhook_configs:
