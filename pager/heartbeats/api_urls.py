@@ -5,9 +5,10 @@ from django.urls import re_path
 from pager.heartbeats import views
 
 urlpatterns = [
-    # With or without a trailing slash: a cron line's curl gets it right either way.
+    # With or without a trailing slash: a cron line's curl gets it right either way. Any
+    # segment reaches the view, so a wrong name gets the endpoint's own documented 404.
     re_path(
-        r"^heartbeats/(?P<slug>[-a-zA-Z0-9_]+)/beat/?$",
+        r"^heartbeats/(?P<slug>[^/]+)/beat/?$",
         views.heartbeat_beat_view,
         name="heartbeat-beat",
     ),

@@ -36,7 +36,7 @@ def heartbeat_beat_view(request: HttpRequest, slug: str) -> JsonResponse:
     try:
         next_due = heartbeat_beat(slug=slug, token=token)
     except NotFound:
-        return _error(404, f"no heartbeat is called {slug!r}")
+        return _error(404, f"no heartbeat is called {slug[:100]!r}")
     except HeartbeatTokenRefused:
         return _error(401, "wrong token for this heartbeat")
     return JsonResponse({"ok": True, "next_due": next_due.isoformat()})
