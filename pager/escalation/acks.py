@@ -10,7 +10,11 @@ from datetime import datetime, timedelta
 from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext_lazy, gettext_noop
 
+from console.errors import DomainError
+from console.permissions import require
+from incidents import permissions as incident_perms
 from incidents.models import IncidentStatus, TimelineEvent, TimelineEventType
 from pager.escalation.steps import username_of
 from pager.escalation.timeline import Entries, expiry_parts, part, reason_parts
@@ -90,6 +94,22 @@ def escalation_on_ack(
         escalation.save()
         entries.record()
     return escalation
+
+
+def paging_stop(*, incident_id: int, actor: User) -> Escalation | None:
+    """A person stops a re-paging round from the console: the incident is acknowledged
+    already (its acknowledgement expired without progress), so the incident's own
+    Acknowledge button cannot; this counts as acknowledging one of the round's pages."""
+    require(actor, incident_perms.ACKNOWLEDGE, gettext_lazy("acknowledge incidents"))
+    if not Escalation.objects.filter(
+        incident_id=incident_id, state__in=(S.ACTIVE, S.EXHAUSTED)
+    ).exists():
+        raise DomainError(
+            gettext_noop("Nobody is being paged for incident #%(id)s."),
+            code="invalid_state",
+            params={"id": incident_id},
+        )
+    return escalation_on_ack(incident_id=incident_id, actor_id=actor.pk)
 
 
 def acknowledge(

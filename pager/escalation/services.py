@@ -41,6 +41,7 @@ from pager.escalation.acks import (
     escalation_stop,
     last_acknowledger,
     new_round,
+    paging_stop,
     stop,
 )
 from pager.escalation.steps import skip_reason, step_run, username_of, wait_until
@@ -63,6 +64,7 @@ __all__ = [
     "escalation_start",
     "escalation_stop",
     "escalations_tick",
+    "paging_stop",
 ]
 
 log = logging.getLogger(__name__)

@@ -1,10 +1,10 @@
 """Reads behind the pager reports, shared by the page, the CSV downloads and the API.
 
 What each figure counts (docs/pager.md, "Reports"):
-- a page is in the range when it was made (`created_at`) in it; drill and demo
-  incidents are left out (rehearsals and seeded history). Per person: the pages to
-  that person. Per team: every page of the team's escalations (to people and to the
-  team's channel).
+- a page is in the range when it was made (`created_at`) in it; drill incidents are
+  left out (rehearsals); the seeded demo history counts, and its share is reported.
+  Per person: the pages to that person. Per team: every page of the team's
+  escalations (to people and to the team's channel).
 - out of hours: made outside settings.PAGER_BUSINESS_HOURS, Monday to Friday, in the
   time zone of the team's first schedule (by name; UTC for a team without one).
 - acknowledged: the page has `acknowledged_at` (its incident was acknowledged while the

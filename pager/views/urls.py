@@ -39,4 +39,9 @@ urlpatterns = [
     path("pages/", pages.page_list, name="pages"),
     path("heartbeats/", heartbeats.heartbeat_list, name="heartbeats"),
     path("incidents/<int:incident_id>/panel/", incident.incident_panel, name="incident-panel"),
+    path(
+        "incidents/<int:incident_id>/stop-paging/",
+        incident.incident_paging_stop,
+        name="incident-paging-stop",
+    ),
 ]

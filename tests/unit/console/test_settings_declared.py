@@ -17,6 +17,7 @@ PACKAGES = (
     "postmortems",
     "readiness",
     "notifications",
+    "pager",
 )
 
 
