@@ -11,13 +11,13 @@ from datetime import UTC, datetime
 
 from django import forms
 from django.contrib import admin
-from django.core.validators import validate_email
 from django.http import HttpRequest
 from django.utils import timezone
 from django.utils.translation import gettext_lazy
 
+from console.outgoing import OutgoingRefused
+from pager.heartbeats.services import heartbeat_delete
 from pager.models import (
-    ContactKind,
     ContactMethod,
     EscalationPolicy,
     EscalationStep,
@@ -35,7 +35,7 @@ from pager.models import (
     ShiftSwap,
     Team,
 )
-from pager.paging.methods import EXAMPLES, KIND_SCHEMES
+from pager.paging.methods import AddressInvalid, address_check
 from pager.schedules.rotation import wall_clock, wall_clock_stored
 
 KEEP = gettext_lazy("Leave blank to keep the current value (it is never shown).")
@@ -262,30 +262,17 @@ class ContactMethodForm(_KeepSecretForm):
         cleaned = super().clean() or {}
         kind, address = cleaned.get("kind"), cleaned.get("address")
         if kind and address:
-            _address_form(kind, address)
+            # Every check the page's service makes but resolving a name (the admin saves
+            # inside a transaction; every send still passes the outgoing guard).
+            try:
+                cleaned["address"] = address_check(kind, address, resolve=False)
+            except (AddressInvalid, OutgoingRefused) as exc:
+                message = exc.translated() if isinstance(exc, AddressInvalid) else str(exc)
+                self.add_error("address", message)
         return cleaned
 
     def clean_address(self) -> str:
         return self._kept("address")
-
-
-def _address_form(kind: str, address: str) -> None:
-    """The checks that need no network (the admin saves inside a transaction; the page's
-    service also resolves a self-hosted server, and every send passes the outgoing
-    guard): an email's form, a webhook's scheme, an apprise URL's scheme for its kind."""
-    if kind == ContactKind.EMAIL:
-        validate_email(address)
-        return
-    scheme = address.partition("://")[0].lower() if "://" in address else ""
-    allowed = {"http", "https"} if kind == ContactKind.WEBHOOK else KIND_SCHEMES.get(kind, set())
-    if scheme not in allowed:
-        raise forms.ValidationError(
-            gettext_lazy("This kind's address starts with %(schemes)s; for example %(example)s."),
-            params={
-                "schemes": " or ".join(f"{s}://" for s in sorted(allowed)),
-                "example": EXAMPLES.get(kind, ""),
-            },
-        )
 
 
 @admin.register(ContactMethod)
@@ -340,6 +327,15 @@ class HeartbeatAdmin(admin.ModelAdmin):
     list_select_related = ["team"]
     search_fields = ["name", "slug", "source"]
     readonly_fields = ["state", "last_seen_at", "missing_since", "incident", "created_at"]
+
+    # Deleting goes through the service: a missing heartbeat's alert is resolved first,
+    # so its incident does not stay open for ever, and the deletion is audited.
+    def delete_model(self, request, obj: Heartbeat) -> None:
+        heartbeat_delete(heartbeat_id=obj.pk, actor=request.user)
+
+    def delete_queryset(self, request, queryset) -> None:
+        for pk in queryset.values_list("pk", flat=True):
+            heartbeat_delete(heartbeat_id=pk, actor=request.user)
 
 
 @admin.register(MaintenanceWindow)

@@ -39,10 +39,12 @@ def user_request(
     *,
     deadline: float,
     allow_redirects: bool = False,
+    max_bytes: int = MAX_ANSWER_BYTES,
     **kwargs: Any,
 ) -> requests.Response:
     """Call a URL a user supplied. Raises OutgoingRefused (the URL, a redirect or an
-    address it resolves to is not allowed), DeadlineExceeded, or requests' errors."""
+    address it resolves to is not allowed), DeadlineExceeded, or requests' errors. At
+    most `max_bytes` of the answer are read (a caller that expects more says so)."""
     check_url_form(url)
     with guarded():
         # No environment proxies: the guard would check the proxy, not the receiver.
@@ -52,7 +54,7 @@ def user_request(
             deadline,
             allow_redirects=allow_redirects,
             trust_env=False,
-            max_bytes=MAX_ANSWER_BYTES,
+            max_bytes=max_bytes,
             **kwargs,
         )
 

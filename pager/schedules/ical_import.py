@@ -31,7 +31,6 @@ from django.utils.translation import gettext, gettext_noop, ngettext
 
 from console.errors import DomainError
 from console.outgoing import DeadlineExceeded, OutgoingRefused, failure_reason, user_request
-from console.outgoing.calls import MAX_ANSWER_BYTES
 from pager.schedules.rotation import localise
 from pager.schedules.shifts import ICAL, ICAL_LAYER, Shift
 
@@ -206,6 +205,7 @@ def ical_fetch(url: str) -> str:
             deadline=timeout,
             allow_redirects=True,  # calendar hosts redirect; each hop is checked again
             headers={"Accept": "text/calendar"},
+            max_bytes=limit + 1,  # one byte past the limit tells a calendar too big
         )
     except OutgoingRefused as exc:
         raise IcalError(
@@ -229,15 +229,10 @@ def ical_fetch(url: str) -> str:
         )
     declared = response.headers.get("Content-Length", "")
     body = response.content
-    # The guard reads at most MAX_ANSWER_BYTES of an answer: one that fills it was cut.
-    if (
-        len(body) > limit
-        or len(body) >= MAX_ANSWER_BYTES
-        or (declared.isdigit() and int(declared) > limit)
-    ):
+    if len(body) > limit or (declared.isdigit() and int(declared) > limit):
         raise IcalError(
             gettext_noop("The calendar at %(host)s is larger than %(limit)s bytes."),
-            params={"host": host, "limit": min(limit, MAX_ANSWER_BYTES - 1)},
+            params={"host": host, "limit": limit},
         )
     try:
         return body.decode("utf-8-sig")

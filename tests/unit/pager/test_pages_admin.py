@@ -158,3 +158,31 @@ def test_policy_with_steps_inline(client, ada, schedule):
     )
     assert response.status_code == 302, response.content.decode()[:3000]
     assert EscalationPolicy.objects.get().steps.get().schedule == schedule
+
+
+def test_deleting_a_heartbeat_in_the_admin_goes_through_the_service(client, ada):
+    from console.audit.models import AuditEvent, AuditKind
+    from pager.heartbeats.services import heartbeat_create
+    from pager.models import Heartbeat
+
+    heartbeat, _token = heartbeat_create(
+        name="nightly export", team_id=None, interval_seconds=300, grace_seconds=60, actor=ada
+    )
+    url = reverse("admin:pager_heartbeat_delete", args=[heartbeat.pk])
+    assert client.post(url, {"post": "yes"}).status_code == 302
+    assert not Heartbeat.objects.filter(pk=heartbeat.pk).exists()
+    reasons = AuditEvent.objects.filter(kind=AuditKind.PAGER_CONFIG).values_list(
+        "reason", flat=True
+    )
+    assert "Heartbeat nightly export deleted" in list(reasons)
+
+
+def test_a_contact_address_the_page_would_refuse_is_refused_in_the_admin(client, ada):
+    answer = client.post(
+        reverse("admin:pager_contactmethod_add"),
+        {"user": ada.pk, "position": 1, "kind": "webhook", "label": "x",
+         "address": "https://hooks.example.com/page", "enabled": "on"},
+    )  # fmt: skip
+    # A webhook needs its signing secret (#secret=...), as on the page.
+    assert answer.status_code == 200
+    assert b"secret" in answer.content
