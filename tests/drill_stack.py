@@ -75,10 +75,18 @@ def api(session, method: str, url: str, **kwargs):
 
 
 def firing_alerts(stack) -> list[dict]:
+    """The fleet's alerts firing or pending; not the always-firing Watchdog, which is the
+    replica's heartbeat (the pager), never an incident."""
     import requests
+    from django.conf import settings
 
     data = requests.get(stack["prom_url"] + "/api/v1/alerts", timeout=5).json()
-    return [a for a in data["data"]["alerts"] if a["state"] in ("firing", "pending")]
+    return [
+        a
+        for a in data["data"]["alerts"]
+        if a["state"] in ("firing", "pending")
+        and a["labels"].get("alertname") not in settings.HEARTBEAT_ALERTNAMES
+    ]
 
 
 def incidents(stack, query: str = "") -> list[dict]:
