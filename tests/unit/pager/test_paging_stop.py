@@ -8,15 +8,36 @@ from django.urls import reverse
 from console import roles
 from incidents.services.lifecycle import incident_acknowledge
 from pager.escalation import services
-from pager.models import EscalationState, Page, PageStatus
-from tests.unit.pager.test_escalation_engine import MIN, T0, opened, timeline
+from pager.models import EscalationState, Page, PageStatus, StepAction
+from tests.unit.pager.test_escalation_engine import (
+    MIN,
+    T0,
+    default_team,
+    opened,
+    person,
+    policy_with,
+    timeline,
+)
 
 pytestmark = pytest.mark.django_db
-pytest_plugins = ["tests.unit.pager.test_escalation_engine"]
 
 
 @pytest.fixture
-def repaging(two_step, bob):
+def two_step():
+    """Page alice, wait 5 minutes, page bob; an acknowledgement expires after 30."""
+    alice, bob = person("alice", "ntfy"), person("bob", "email")
+    policy_with(
+        {"action": StepAction.PAGE_USER, "user": alice, "wait_minutes": 5},
+        {"action": StepAction.PAGE_USER, "user": bob},
+        team=default_team(),
+        ack_timeout_minutes=30,
+    )
+    return bob
+
+
+@pytest.fixture
+def repaging(two_step):
+    bob = two_step
     incident = opened()
     services.escalation_start(incident_id=incident.pk, now=T0)
     incident_acknowledge(incident_id=incident.pk, actor=bob)
