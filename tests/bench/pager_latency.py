@@ -224,7 +224,7 @@ def report(*, run, receiver, person, answers, ok, incident_ids, bare, bare_befor
     never_arrived = sum(1 for p in pages if times_arrived[p["pk"]] == 0)
     arrived_twice = sum(1 for p in pages if times_arrived[p["pk"]] > 1)
     undelivered = sum(1 for p in pages if p["status"] != PageStatus.DELIVERED)
-    fallbacks = sum(1 for d in sent.values() if d["position"] > 0)
+    fallbacks = sum(1 for d in sent.values() if d["position"] > 1)  # deliveries count from 1
     bare_failed = len(bare) - len(bare_ok) + (count - len(bare))
     exactly_once = not (no_incident or unpaged or paged_twice or never_arrived or arrived_twice
                         or undelivered or strangers)  # fmt: skip
