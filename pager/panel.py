@@ -79,7 +79,7 @@ def _latest_escalation(incident: Incident) -> Escalation | None:
 
 
 def _oncall(found: Route, at: datetime) -> list[tuple[Schedule, OnCall]]:
-    # pager.routing.oncall_for_incident would route the incident a second time.
+    # From the route already made: routing the incident again would cost its queries twice.
     if found.team is None:
         return []
     schedules = list(Schedule.objects.filter(team=found.team).order_by("name"))

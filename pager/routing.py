@@ -16,18 +16,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from datetime import datetime
 from fnmatch import fnmatchcase
 from typing import Any
 
-from django.utils import timezone
 from django.utils.translation import gettext, gettext_noop
 
 from incidents.models import Alert, Incident
-from pager.models import EscalationPolicy, Ownership, Schedule, Team
+from pager.models import EscalationPolicy, Ownership, Team
 from pager.models.teams import OWNERSHIP_LABELS
-from pager.schedules.selectors import oncall_now_and_next
-from pager.schedules.shifts import OnCall
 
 # Where each ownership label is found on alerts (first name present wins).
 _ALERT_LABELS = {
@@ -154,17 +150,3 @@ def _with_policy(team: Team, reason: str, params: dict[str, str]) -> Route:
     return Route(
         team=team, policy=policy, reason=reason, params=params, default_policy=policy is not None
     )
-
-
-def oncall_for_incident(
-    incident: Incident, at: datetime | None = None
-) -> list[tuple[Schedule, OnCall]]:
-    """Who is on call now (and next) in each schedule of the owning team."""
-    team = route(incident).team
-    if team is None:
-        return []
-    at = at or timezone.now()
-    return [
-        (schedule, oncall_now_and_next(schedule, at))
-        for schedule in Schedule.objects.filter(team=team).order_by("name")
-    ]

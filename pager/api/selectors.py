@@ -71,10 +71,6 @@ def team_by_slug(slug: str) -> Team | None:
     return team_list().filter(slug=slug).first()
 
 
-def default_policy() -> EscalationPolicy | None:
-    return EscalationPolicy.objects.filter(is_default=True).first()
-
-
 def schedule_by_slug(slug: str) -> Schedule | None:
     return Schedule.objects.select_related("team").filter(slug=slug).first()
 

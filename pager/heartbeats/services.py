@@ -100,7 +100,6 @@ def _free_slug(base: str) -> str:
 
 
 @transaction.atomic
-@transaction.atomic
 def heartbeat_create(
     *,
     name: str,

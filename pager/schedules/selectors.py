@@ -27,8 +27,6 @@ from pager.models import (
     Rotation,
     RotationMember,
     Schedule,
-    ShiftSwap,
-    SwapState,
 )
 from pager.schedules import layers
 from pager.schedules.ical_import import (
@@ -241,14 +239,6 @@ def overrides_between(
         .select_related("user", "replaces", "created_by")
         .order_by("created_at", "pk")
     )
-
-
-def swaps_open(schedule_id: int | None = None) -> QuerySet[ShiftSwap]:
-    """Open swap requests that have not ended, soonest first."""
-    swaps = ShiftSwap.objects.filter(state=SwapState.OPEN, ends_at__gt=timezone.now())
-    if schedule_id is not None:
-        swaps = swaps.filter(schedule_id=schedule_id)
-    return swaps.select_related("schedule", "requester").order_by("starts_at", "pk")
 
 
 def schedule_by_feed_key(key: str) -> Schedule:

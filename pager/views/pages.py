@@ -33,14 +33,15 @@ def page_list(request: AuthedRequest):
         get_user_model().objects.filter(is_active=True).only("id", "username").order_by("username")
     )
     zone = display_zone(request)
+    teams = list(Team.objects.order_by("name").values_list("pk", "name"))
     context = {
         "page": page,
         "filters": {"team": team_id, "person": user_id, "status": status},
         "filtered": bool(team_id or user_id or status),
-        "teams": list(Team.objects.order_by("name").values_list("pk", "name")),
+        "teams": teams,
         "people": list(people.values_list("pk", "username")),
         "statuses": PageStatus.choices,
-        "any_team": Team.objects.exists(),
+        "any_team": bool(teams),
         "zone": zone,
     }
     with shown_in(zone):
