@@ -31,7 +31,7 @@ from pager.models import (
     StepAction,
     Team,
 )
-from pager.schedules.selectors import oncall_at
+from pager.schedules.selectors import oncall_now_and_next_many
 
 
 def skip_reason(step: EscalationStep, incident: Incident, now: datetime) -> Parts | None:
@@ -134,8 +134,9 @@ def _on_call(
         entries.escalation_event("step_no_schedule", no_schedule, step=step.position)
         return []
     people: dict[int, Person] = {}
+    oncall = oncall_now_and_next_many(schedules, now)  # every schedule in one read
     for schedule in schedules:
-        shifts = oncall_at(schedule, now)
+        shifts = oncall[schedule.pk].now
         if not shifts:
             entries.escalation_event(
                 "schedule_gap",

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from django.db.models import QuerySet
-
-from pager.models import ContactMethod, Page, PageDelivery
+from pager.models import ContactMethod
 from pager.paging.methods import EXAMPLES, address_masked
 
 
@@ -25,7 +23,3 @@ def contact_methods_of(*, user_id: int) -> list[MethodRow]:
 def address_examples() -> dict[str, str]:
     """An example address per kind, for forms' help text."""
     return dict(EXAMPLES)
-
-
-def page_deliveries(*, page: Page) -> QuerySet[PageDelivery]:
-    return page.deliveries.select_related("method").order_by("position")

@@ -11,6 +11,7 @@ from django.utils import dateformat
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext, pgettext_lazy
 
+from pager.escalation.timeline import stop_reason_words
 from pager.models import DeliveryState, EscalationState, HeartbeatState, PageStatus
 
 register = template.Library()
@@ -99,3 +100,9 @@ def day(value: date | None) -> str:
 @register.filter(expects_localtime=True)
 def day_y(value: date | None) -> str:
     return _format(value, "day_y")
+
+
+@register.filter
+def stop_reason(reason: str) -> str:
+    """An escalation's stored (English) stop reason in the page's language."""
+    return stop_reason_words(reason)
