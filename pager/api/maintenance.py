@@ -15,6 +15,7 @@ from pager.api.serializers.maintenance import (
     WindowSerializer,
 )
 from pager.maintenance import services
+from pager.maintenance.selectors import window_list
 
 CREATE_ERRORS = {k: v for k, v in ITEM_CHANGE_ERRORS.items() if k not in (404, 409)}
 
@@ -44,7 +45,7 @@ class WindowListApi(_WindowApi):
     def get(self, request: AuthedApiRequest):
         query = WindowListQuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
-        windows = selectors.window_list(include_past=query.validated_data["include_past"])
+        windows = window_list(include_past=query.validated_data["include_past"])
         page = self.paginate_queryset(windows)
         return self.get_paginated_response(WindowSerializer(page, many=True).data)
 

@@ -204,16 +204,6 @@ def heartbeat_by_slug(slug: str) -> Heartbeat | None:
     return heartbeat_list().filter(slug=slug).first()
 
 
-def window_list(*, include_past: bool = False) -> QuerySet[MaintenanceWindow]:
-    """Windows, newest first: current and coming ones, or every one (include_past)."""
-    qs = MaintenanceWindow.objects.select_related("team", "created_by")
-    if not include_past:
-        qs = qs.filter(cancelled_at__isnull=True).exclude(
-            recurrence="", ends_at__lte=timezone.now()
-        )
-    return qs.order_by("-starts_at", "-pk")
-
-
 def window_get(*, window_id: int) -> MaintenanceWindow | None:
     if not in_range(window_id):
         return None

@@ -7,7 +7,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from fnmatch import fnmatchcase
 
-from django.db.models import Q
+from django.db.models import Q, QuerySet
 from django.utils import timezone
 
 from incidents.models import Incident
@@ -134,13 +134,13 @@ def incidents_opened_inside(
 
 def window_list(
     *, team_id: int | None = None, include_past: bool = False
-) -> list[MaintenanceWindow]:
-    """Windows for the pages: current and coming ones (and past ones if asked), newest
-    first, with their team."""
+) -> QuerySet[MaintenanceWindow]:
+    """Windows for the pages and the API: current and coming ones (and past ones if
+    asked), newest first, with their team. A query: callers slice or paginate it."""
     qs = MaintenanceWindow.objects.select_related("team", "created_by")
     if team_id is not None:
         qs = qs.filter(team_id=team_id)
     if not include_past:
         now = timezone.now()
         qs = qs.filter(Q(cancelled_at__isnull=True) & (~Q(recurrence="") | Q(ends_at__gt=now)))
-    return list(qs.order_by("-starts_at", "-pk"))
+    return qs.order_by("-starts_at", "-pk")
