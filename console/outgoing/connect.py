@@ -1,5 +1,7 @@
-"""The one place every HTTP connection is opened: urllib3's create_connection, wrapped
-once. Outside `guarded()` and `deadline()` blocks it is urllib3's own, untouched.
+"""The one place every HTTP connection is opened: urllib3's create_connection and the
+standard library's socket.create_connection (http.client, so urllib and slack_sdk's
+WebClient; httpcore, so httpx and the Mattermost driver), each wrapped once. Outside
+`guarded()` and `deadline()` blocks they are the originals, untouched.
 
 Inside `guarded()` the host is resolved once, every address it resolved to is checked
 (console/outgoing/policy.py), and the socket connects to those checked addresses and no
@@ -116,7 +118,21 @@ def _connect(
 
 
 _original = urllib3_connection.create_connection
+_socket_original = socket.create_connection
 _install_lock = threading.Lock()
+
+
+def socket_create_connection(
+    address: tuple[str, int],
+    timeout: Any = socket._GLOBAL_DEFAULT_TIMEOUT,  # type: ignore[attr-defined]
+    source_address: tuple[str, int] | None = None,
+    **kwargs: Any,
+) -> socket.socket:
+    """socket.create_connection, checked and bounded like urllib3's inside a block."""
+    if _guard.get() is None and not deadlines.active():
+        return _socket_original(address, timeout, source_address, **kwargs)
+    default = timeout is socket._GLOBAL_DEFAULT_TIMEOUT  # type: ignore[attr-defined]
+    return create_connection(address, _DEFAULT_TIMEOUT if default else timeout, source_address)
 
 
 def install() -> None:
@@ -126,3 +142,7 @@ def install() -> None:
     with _install_lock:
         if urllib3_connection.create_connection is not create_connection:
             urllib3_connection.create_connection = create_connection
+        # http.client takes socket.create_connection when a connection is made, httpcore
+        # when it connects: both find this one.
+        if socket.create_connection is not socket_create_connection:
+            socket.create_connection = socket_create_connection
