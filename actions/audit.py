@@ -10,6 +10,7 @@ from actions.models import FINAL_STATUSES, ActionRun, ActionRunEvent
 from actions.timeline_kinds import ACTION
 from actions.transitions import check_move
 from console.metrics.series import action_run_ended
+from console.surface import current_surface
 from incidents.services import incident_event_record
 
 TIMELINE_MAX = 1_900  # incidents caps timeline messages at 2,000 characters
@@ -61,6 +62,6 @@ def run_record(
             message=text,
             payload={**payload, "status": run.status},
             actor=actor,
-            source="console" if actor is not None else "worker",
+            source=current_surface() if actor is not None else "worker",
         )
     return event

@@ -13,6 +13,7 @@ from django.utils.translation import gettext_lazy, gettext_noop
 
 from console.errors import DomainError, NotFound
 from console.permissions import require
+from console.surface import current_surface
 from incidents import permissions as perms
 from incidents.models import (
     OPEN_STATUSES,
@@ -49,7 +50,7 @@ def _record(incident_id: int, kind: str, message: str, payload: dict, actor: Use
         message=message,
         payload=payload,
         actor=actor,
-        source="console" if actor is not None else "system",
+        source=current_surface() if actor is not None else "system",
     )
 
 

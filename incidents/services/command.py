@@ -15,6 +15,7 @@ from django.utils.translation import gettext_lazy, gettext_noop
 from console.errors import DomainError
 from console.permissions import require
 from console.service_accounts import is_service_account
+from console.surface import current_surface
 from incidents import permissions as perms
 from incidents.models import Incident, Severity, TimelineEvent, TimelineEventType
 from incidents.selectors import incident_for_update
@@ -45,7 +46,7 @@ def commander_change(
         kind=TimelineEventType.COMMANDER_CHANGED,
         occurred_at=timezone.now(),
         actor=actor,
-        source="console",
+        source=current_surface(),
         message=f"{actor.get_username()} {verb}: {old_name or 'nobody'} → {new_name or 'nobody'}.",
         payload={"from": old_name, "to": new_name},
     )

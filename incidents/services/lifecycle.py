@@ -21,6 +21,7 @@ from django.utils.translation import gettext_lazy, gettext_noop, ngettext
 
 from console.errors import DomainError
 from console.permissions import require
+from console.surface import current_surface
 from incidents import permissions as perms
 from incidents.models import (
     Alert,
@@ -147,7 +148,7 @@ def _transition(
     reason = _clean_text(reason, limit=REASON_MAX_CHARS, what="reason", required=False)
     incident = incident_for_update(incident_id=incident_id)
     transition, event = apply_transition(
-        incident, to, at=timezone.now(), actor=actor, source="console", reason=reason
+        incident, to, at=timezone.now(), actor=actor, source=current_surface(), reason=reason
     )
     if to in (IncidentStatus.MITIGATED, IncidentStatus.RESOLVED):
         names, count = _firing(incident)
@@ -282,6 +283,6 @@ def incident_note_add(*, incident_id: int, actor: User, text: str) -> TimelineEv
         kind=TimelineEventType.NOTE,
         occurred_at=timezone.now(),
         actor=actor,
-        source="console",
+        source=current_surface(),
         message=text,
     )

@@ -17,6 +17,7 @@ from django.utils.translation import gettext_lazy, gettext_noop
 
 from console.errors import DomainError
 from console.permissions import require
+from console.surface import current_surface
 from incidents import permissions as perms
 from incidents.models import Incident, TimelineEvent, TimelineEventType
 from incidents.rules import RUNBOOK_SLUG_RULE, is_runbook_slug
@@ -66,7 +67,7 @@ def incident_runbook_set(*, incident_id: int, actor: User, slug: str, reason: st
         kind=TimelineEventType.RUNBOOK_CHANGED,
         occurred_at=timezone.now(),
         actor=actor,
-        source="console",
+        source=current_surface(),
         message=message,
         payload={"from": old, "to": slug},
     )
@@ -95,7 +96,7 @@ def incident_event_add(
         message=message,
         payload=payload,
         actor=actor,
-        source="console",
+        source=current_surface(),
     )
 
 

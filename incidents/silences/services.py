@@ -27,6 +27,7 @@ from django.utils.translation import gettext, gettext_lazy, gettext_noop
 
 from console.errors import DomainError, NotFound
 from console.permissions import require
+from console.surface import current_surface
 from incidents import permissions as perms
 from incidents.models import Alert, Incident, TimelineEventType
 from incidents.selectors import incident_for_update, incident_get
@@ -131,7 +132,7 @@ def _record(
             message=message,
             payload=payload,
             actor=actor,
-            source="console",
+            source=current_surface(),
         )
 
 

@@ -8,6 +8,7 @@ from typing import Any
 
 from django.contrib.auth.models import User
 
+from console.surface import current_surface
 from incidents.services import incident_event_record
 from postmortems.models import ActionItem, Postmortem
 from postmortems.timeline_kinds import ACTION_ITEM, POSTMORTEM
@@ -20,7 +21,7 @@ def postmortem_event(pm: Postmortem, actor: User | None, message: str, **payload
         message=f"Postmortem #{pm.pk}: {message}",
         payload={"postmortem": pm.pk, **payload},
         actor=actor,
-        source="console" if actor is not None else "worker",
+        source=current_surface() if actor is not None else "worker",
     )
 
 
@@ -31,5 +32,5 @@ def item_event(item: ActionItem, actor: User | None, message: str, **payload: An
         message=f"Action item #{item.pk} “{item.title[:120]}”: {message}",
         payload={"action_item": item.pk, **payload},
         actor=actor,
-        source="console",
+        source=current_surface(),
     )
