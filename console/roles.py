@@ -36,6 +36,7 @@ _VIEW = (
 )
 _RESPOND = (
     "incidents.acknowledge_incident",
+    "incidents.declare_incident",
     "incidents.mitigate_incident",
     "incidents.add_note",
     "incidents.take_command",

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from incidents import api
+from incidents import api, api_declare
 from incidents.related import api as related_api
 from incidents.silences import api as silences_api
 
@@ -10,6 +10,7 @@ app_name = "incidents_api"
 
 urlpatterns = [
     path("incidents/", api.IncidentListApi.as_view(), name="incident-list"),
+    path("incidents/declare/", api_declare.IncidentDeclareApi.as_view(), name="incident-declare"),
     path("incidents/<int:pk>/", api.IncidentDetailApi.as_view(), name="incident-detail"),
     path(
         "incidents/<int:pk>/timeline/",

@@ -125,6 +125,7 @@ class Incident(models.Model):
         ]
         permissions = [
             ("acknowledge_incident", "Can acknowledge an incident"),
+            ("declare_incident", "Can declare an incident by hand and page a team into one"),
             ("mitigate_incident", "Can mark an incident mitigated"),
             ("resolve_incident", "Can resolve an incident"),
             ("reopen_incident", "Can reopen a resolved incident"),

@@ -3,6 +3,8 @@ role in console/roles.py), named once for its pages, API and services."""
 
 VIEW = "incidents.view_incident"
 ACKNOWLEDGE = "incidents.acknowledge_incident"
+# Open an incident by hand, or page a team into one (chat's /incident, the API, the pages).
+DECLARE = "incidents.declare_incident"
 MITIGATE = "incidents.mitigate_incident"
 RESOLVE = "incidents.resolve_incident"
 REOPEN = "incidents.reopen_incident"

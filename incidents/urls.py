@@ -7,6 +7,7 @@ from incidents.silences import views as silences_views
 app_name = "incidents"
 urlpatterns = [
     path("", views.incident_list, name="list"),
+    path("incidents/declare/", views.incident_declare, name="declare"),
     path("incidents/<int:pk>/", views.incident_detail, name="detail"),
     path("incidents/<int:pk>/header/", views.incident_header, name="header"),
     path("incidents/<int:pk>/alerts/", views.incident_alerts, name="alerts"),

@@ -31,6 +31,7 @@ from incidents import selectors, services
 from incidents.alertmanager_view.services import incident_reconcile_request
 from incidents.models import IncidentStatus, ReceiptOutcome, Severity
 from incidents.services.command import COMMAND_EXPECTED, NoCommander
+from incidents.services.declare import DECLARE, SUMMARY_MAX_CHARS, TITLE_MAX_CHARS
 from incidents.services.lifecycle import NOTE_MAX_CHARS, REASON_MAX_CHARS, AlertsFiring
 from incidents.transitions import ALLOWED
 
@@ -67,8 +68,28 @@ def incident_list(request: AuthedRequest):
         runbooks=selectors.incident_runbooks(),
         severities=Severity.choices,
         statuses=[*STATUS_TABS, *S.choices],
+        declare_limits={"title": TITLE_MAX_CHARS, "summary": SUMMARY_MAX_CHARS},
     )
     return render(request, "incidents/list.html", context)
+
+
+@require_POST
+@console_view(DECLARE)
+def incident_declare(request: AuthedRequest):
+    """The list's "Declare an incident" form: opens it, then shows it."""
+    post = request.POST
+    try:
+        incident = services.incident_declare(
+            actor=request.user,
+            title=post.get("title", ""),
+            severity=post.get("severity", ""),
+            namespace=post.get("namespace", ""),
+            summary=post.get("summary", ""),
+        )
+    except (PermissionDenied, DomainError) as exc:
+        return refused(request, exc, back=reverse("incidents:list"))
+    messages.success(request, _("Incident #%(id)s declared.") % {"id": incident.pk})
+    return redirect("incidents:detail", pk=incident.pk)
 
 
 # --- incident detail and its partials -------------------------------------------------

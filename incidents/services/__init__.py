@@ -3,6 +3,7 @@
 
 from incidents.ingest.apply import IngestResult, alerts_ingest
 from incidents.services.command import incident_commander_set
+from incidents.services.declare import incident_declare
 from incidents.services.drill import incident_drill_mark
 from incidents.services.lifecycle import (
     incident_acknowledge,
@@ -30,6 +31,7 @@ __all__ = [
     "alerts_ingest",
     "incident_acknowledge",
     "incident_commander_set",
+    "incident_declare",
     "incident_drill_mark",
     "incident_event_add",
     "incident_event_record",

@@ -29,6 +29,11 @@ Parts = list[list[Any]]
 
 TEMPLATES: dict[str, str] = {
     **WHY,
+    # A team paged by hand (pager/paging/services/manual.py).
+    "paged_manual": gettext_noop(
+        "Paged %(user)s (on call in schedule %(schedule)s of team %(team)s), at %(by)s's request."
+    ),
+    "manual_message": gettext_noop("Message: %(message)s"),
     "maintenance_over": gettext_noop(
         "Maintenance window %(window)s is over and the incident is still firing, "
         "unacknowledged: paging starts now."

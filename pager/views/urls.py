@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from pager.views import heartbeats, incident, me, pages, shifts, teams
+from pager.views import heartbeats, incident, me, pages, shifts, team_page, teams
 
 urlpatterns = [
     path("", teams.team_list, name="teams"),
@@ -43,5 +43,15 @@ urlpatterns = [
         "incidents/<int:incident_id>/stop-paging/",
         incident.incident_paging_stop,
         name="incident-paging-stop",
+    ),
+    path(
+        "incidents/<int:incident_id>/page-team/",
+        team_page.incident_page_form,
+        name="incident-page-form",
+    ),
+    path(
+        "incidents/<int:incident_id>/page-team/send/",
+        team_page.incident_page_team,
+        name="incident-page-team",
     ),
 ]
