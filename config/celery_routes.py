@@ -59,6 +59,12 @@ TASK_ROUTES = {
     "pager.tasks.maintenance.maintenance_summaries_write": {"queue": "default"},
     "pager.tasks.schedules.ical_refresh_due": {"queue": "default"},
     "pager.tasks.schedules.ical_refresh": {"queue": "default"},
+    # Chat: a press or command is answered on the default queue (it acts through the
+    # services); posts to the chat wait on its servers, on the notifier workers.
+    "chatops.tasks.interaction_run": {"queue": "default"},
+    "chatops.tasks.thread_flush": {"queue": NOTIFICATIONS},
+    "chatops.tasks.post_send": {"queue": NOTIFICATIONS},
+    "chatops.tasks.posts_requeue": {"queue": "default"},
 }
 
 BEAT_SCHEDULE = {
@@ -140,6 +146,13 @@ BEAT_SCHEDULE = {
         # Each schedule's own ical_refresh_minutes decides when it is read again.
         "schedule": timedelta(minutes=5),
     },
+    "requeue-chat-posts": {
+        "task": "chatops.tasks.posts_requeue",
+        # Posts due a retry, and those a broker outage or a dead worker left behind; the
+        # interval is CHAT_REQUEUE_SECONDS (beat_schedule, below).
+        "schedule": timedelta(seconds=20),
+        "options": {"expires": 20},
+    },
 }
 
 
@@ -154,4 +167,7 @@ def beat_schedule() -> dict[str, dict[str, object]]:
     tick = float(settings.PAGER_TICK_SECONDS)
     schedule["pager-escalation-tick"]["schedule"] = timedelta(seconds=tick)
     schedule["pager-escalation-tick"]["options"] = {"expires": tick}
+    chat = float(settings.CHAT_REQUEUE_SECONDS)
+    schedule["requeue-chat-posts"]["schedule"] = timedelta(seconds=chat)
+    schedule["requeue-chat-posts"]["options"] = {"expires": chat}
     return schedule

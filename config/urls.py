@@ -55,6 +55,7 @@ urlpatterns = [
     path("postmortems/", include("postmortems.urls")),
     path("readiness/", include("readiness.urls")),
     path("pager/", include("pager.urls")),
+    path("chat/", include("chatops.urls")),
     path("", include("notifications.urls")),  # its page and its API
     path("", include("incidents.urls")),
 ]

@@ -72,6 +72,20 @@ _ADMIN = (
     "console.delete_apitoken",
     "postmortems.change_postmortem",
     "console.view_auditevent",  # the sign-in audit log (/audit/, the admin)
+    # Chat installations, their channels and who a chat user is (chatops/, the admin).
+    "chatops.view_workspace",
+    "chatops.add_workspace",
+    "chatops.change_workspace",
+    "chatops.delete_workspace",
+    "chatops.view_teamchannel",
+    "chatops.add_teamchannel",
+    "chatops.change_teamchannel",
+    "chatops.delete_teamchannel",
+    "chatops.view_chatidentity",
+    "chatops.change_chatidentity",
+    "chatops.view_chatthread",
+    "chatops.view_chatpost",
+    "chatops.view_chatinteraction",
     # Notification targets and rules are configured in the Django admin.
     "notifications.view_target",
     "notifications.add_target",

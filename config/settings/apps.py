@@ -171,3 +171,22 @@ PAGER_PAGE_DRILLS = env.bool("PAGER_PAGE_DRILLS", default=False)
 # "Out of hours" in the pager reports: outside these hours, Monday to Friday, in the
 # zone of the team's first schedule.
 PAGER_BUSINESS_HOURS = env.str("PAGER_BUSINESS_HOURS", default="09:00-18:00")
+
+# --- Chat-ops (chatops/): Slack and Mattermost -------------------------------------------
+# Overall deadline of one call to a chat's API (post, edit, dialog, profile).
+CHAT_TIMEOUT_SECONDS = env.float("CHAT_TIMEOUT_SECONDS", default=10.0)
+# A request signed longer ago than this is refused as stale (Slack's own advice: 5 min);
+# Mattermost's button and dialog signatures expire after CHAT_ACTION_MAX_AGE_SECONDS.
+CHAT_REQUEST_MAX_AGE_SECONDS = env.int("CHAT_REQUEST_MAX_AGE_SECONDS", default=300)
+CHAT_ACTION_MAX_AGE_SECONDS = env.int("CHAT_ACTION_MAX_AGE_SECONDS", default=30 * 86400)
+# Actions one chat user may start per minute (more are refused with a message).
+CHAT_ACTIONS_PER_MINUTE = env.int("CHAT_ACTIONS_PER_MINUTE", default=20)
+# A failed post is tried again after CHAT_RETRY_BACKOFF_SECONDS x attempts (or what a
+# 429 asks for), up to CHAT_POST_MAX_ATTEMPTS; beat looks for due posts this often.
+CHAT_POST_MAX_ATTEMPTS = env.int("CHAT_POST_MAX_ATTEMPTS", default=6)
+CHAT_RETRY_BACKOFF_SECONDS = env.float("CHAT_RETRY_BACKOFF_SECONDS", default=15.0)
+CHAT_REQUEUE_SECONDS = env.float("CHAT_REQUEUE_SECONDS", default=20.0)
+# A worker sending a thread's posts holds it this long (a dead worker's hold runs out).
+CHAT_SEND_LEASE_SECONDS = env.int("CHAT_SEND_LEASE_SECONDS", default=120)
+# A chat user's profile (their verified email) is read again after this long.
+CHAT_IDENTITY_RECHECK_SECONDS = env.int("CHAT_IDENTITY_RECHECK_SECONDS", default=86400)

@@ -29,6 +29,7 @@ INSTALLED_APPS = [
     "readiness",
     "notifications",
     "pager",
+    "chatops",
 ]
 
 MIDDLEWARE = [

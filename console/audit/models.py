@@ -25,6 +25,9 @@ class AuditKind(models.TextChoices):
     ONCALL_CHANGED = "oncall_changed", _("On-call schedule changed")
     CONTACT_METHOD = "contact_method", _("Contact method changed")
     PAGER_CONFIG = "pager_config", _("Pager setup changed")
+    # What a person did from chat (chatops/), done or refused, and chat's setup.
+    CHAT_ACTION = "chat_action", _("Chat action")
+    CHAT_CONFIG = "chat_config", _("Chat setup changed")
 
 
 class AuditMethod(models.TextChoices):
@@ -39,6 +42,8 @@ class AuditMethod(models.TextChoices):
     ADMIN = "admin", _("Django admin")
     ACCOUNT = "account", _("Account change")
     PAGER = "pager", _("Pager")
+    SLACK = "slack", _("Slack")
+    MATTERMOST = "mattermost", _("Mattermost")
 
 
 class AuditEvent(AppendOnlyModel):

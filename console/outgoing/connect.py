@@ -145,4 +145,4 @@ def install() -> None:
         # http.client takes socket.create_connection when a connection is made, httpcore
         # when it connects: both find this one.
         if socket.create_connection is not socket_create_connection:
-            socket.create_connection = socket_create_connection
+            socket.create_connection = socket_create_connection  # type: ignore[assignment]

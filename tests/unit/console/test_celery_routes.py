@@ -19,6 +19,7 @@ OUR_APPS = (
     "postmortems.",
     "console.",
     "pager.",
+    "chatops.",
     "readiness.",
     "notifications.",
 )

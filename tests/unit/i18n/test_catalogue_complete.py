@@ -21,6 +21,7 @@ SOURCES = [
     "notifications",
     "readiness",
     "pager",
+    "chatops",
 ]
 
 
