@@ -10,6 +10,7 @@ an ephemeral message only that person sees.
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 
 from django.utils.translation import gettext, gettext_lazy
 
@@ -67,7 +68,7 @@ def failed_message() -> Message:
 def reason_dialog(*, title: str, action: str, value: dict[str, object], why: str) -> Dialog:
     """Asks for the reason a move made while alerts still fire needs."""
     return Dialog(
-        title=title[:24],  # Slack's modal title limit
+        title=title,  # each surface fits it to its limit
         action=action,
         value=value,
         lines=(why,),
@@ -112,6 +113,10 @@ def dialog_send(
     The post comes back as sent: its external_id is the dialog's id ("" when the chat
     cannot update dialogs), or not: the trigger had expired or the chat did not answer."""
     request = interaction.request or {}
+    # A submitted dialog comes back with no channel and no response URL (Slack's
+    # view_submission): its value carries where the answer goes.
+    where = {k: str(request[k]) for k in ("channel", "thread") if request.get(k)}
+    dialog = replace(dialog, value={**where, **dialog.value})
     post = post_record(
         workspace_id=interaction.workspace_id,
         kind=PostKind.VIEW,

@@ -68,7 +68,7 @@ def _ask(ctx: Context, verb: str, exc: AlertsFiring | NoCommander, value: dict[s
     title = gettext("Resolve #%(id)s") if verb == "resolve" else gettext("Mitigate #%(id)s")
     reason = str(ctx.args.get("reason", ""))
     dialog = Dialog(
-        title=(title % {"id": incident_id})[:24],
+        title=title % {"id": incident_id},
         action=verb,
         value=value,
         lines=(why,),

@@ -30,7 +30,6 @@ from runbooks.triage import incident_alerts_firing_first, incident_triage
 
 DIFF_LINES = 12  # of the plan's diff, in the dialog (the page shows all of it)
 DRY_RUN_CHARS = 300
-TITLE_CHARS = 24  # Slack's modal title
 REQUEST_ACTIONS = gettext_lazy("request actions")
 
 
@@ -112,7 +111,7 @@ def request(ctx: Context) -> Result:
         "incident": incident_id, "kind": chosen["kind"], "params": chosen["params"],
         "key": request_key(ctx),
     }  # fmt: skip
-    title = (str(chosen.get("title") or chosen["kind"]))[:TITLE_CHARS]
+    title = str(chosen.get("title") or chosen["kind"])  # each surface fits it to its limit
     dialog_id = ""
     # Slack's trigger lives 3 s: open the dialog now, fill it once the preview is read.
     # Mattermost cannot update a dialog: the preview is answered as a message instead.

@@ -14,6 +14,7 @@ from chatops.services.interactions import interaction_receive, interaction_run
 from console import roles
 from tests.chat_mattermost_server import BOT_TOKEN, COMMAND_TOKEN
 from tests.chat_mattermost_server import TEAM as MM_TEAM
+from tests.chat_slack_server import CHANNEL
 from tests.factories import AlertFactory, IncidentFactory
 from tests.unit.chatops.core_helpers import answers, run
 
@@ -57,12 +58,18 @@ def test_request_opens_a_modal_at_once_then_shows_the_preview(
         "replicas_delta": 2,
     }
     assert confirm["key"].startswith("chat-")
+    # Slack's view_submission carries no channel and no response URL: the dialog's value
+    # says where the answer goes.
+    assert confirm["channel"] == CHANNEL
     assert not ActionRun.objects.exists()  # a preview requests nothing
 
     for _ in range(2):  # submitted twice (Slack's retry, a double click): one run
         done = run(slack_workspace, slack_server, "request_confirm", confirm,
-                   kind=InteractionKind.DIALOG)  # fmt: skip
+                   kind=InteractionKind.DIALOG, reply=False,
+                   channel=confirm["channel"])  # fmt: skip
         assert done.status == S.DONE
+    told = [e for e in slack_server.ephemerals if e.get("channel") == CHANNEL]
+    assert any("requested" in e.get("text", "") for e in told), told
     (made,) = ActionRun.objects.all()
     assert made.status == ActionRunStatus.AWAITING_APPROVAL
     assert made.requested_by == people["rita"]

@@ -214,8 +214,17 @@ def test_a_modal_submission_carries_the_dialogs_action_value_and_inputs():
         ),
     ],
     # The payloads carry random trigger ids: ids keep xdist workers' collections equal.
-    ids=["empty", "not-json", "no-user", "no-action", "bad-value", "bad-incident",
-         "bad-action-id", "bad-metadata", "other-type"],  # fmt: skip
+    ids=[
+        "empty",
+        "not-json",
+        "no-user",
+        "no-action",
+        "bad-value",
+        "bad-incident",
+        "bad-action-id",
+        "bad-metadata",
+        "other-type",
+    ],
 )
 def test_a_malformed_payload_is_refused_naming_the_field(body, words):
     with pytest.raises(RequestRefused) as refused:
