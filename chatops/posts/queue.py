@@ -9,13 +9,12 @@ and posts_requeue (beat, every CHAT_REQUEUE_SECONDS) queues them again.
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Iterable
 
-from celery import current_app
 from django.db import transaction
 
-log = logging.getLogger(__name__)
+from console.task_queue import tasks_send_each
+
 THREAD_FLUSH = "chatops.tasks.thread_flush"
 POST_SEND = "chatops.tasks.post_send"
 
@@ -41,18 +40,4 @@ def send_now(task: str, ids: list[int]) -> int:
 
 
 def _send(task: str, ids: list[int]) -> int:
-    for done, pk in enumerate(ids):
-        try:
-            # retry=False: fail at once instead of holding the caller in kombu's retries.
-            current_app.signature(task, args=(pk,)).apply_async(retry=False)
-        except Exception as exc:  # kombu and redis raise several types for a broker that is down
-            log.warning(
-                "chatops: could not queue %s for %s (the broker did not answer: %s); beat "
-                "queues them again within %s",
-                task,
-                ids[done:],
-                exc,
-                "CHAT_REQUEUE_SECONDS",
-            )
-            return done
-    return len(ids)
+    return tasks_send_each(task, ids, again="beat queues them again within CHAT_REQUEUE_SECONDS")

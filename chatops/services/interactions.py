@@ -20,7 +20,6 @@ from dataclasses import dataclass, replace
 from datetime import timedelta
 from typing import Any
 
-from celery import current_app
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied
@@ -46,6 +45,7 @@ from chatops.services.audit import chat_action_audit
 from console.errors import DomainError, page_message
 from console.preferences.services import preference_get
 from console.surface import acting_through
+from console.task_queue import tasks_send_each
 from incidents.models import Incident
 from notifications.links import console_url
 
@@ -112,15 +112,8 @@ def _ack_language(request: ChatRequest) -> str:
 
 
 def _enqueue(interaction_id: int) -> None:
-    try:
-        # retry=False: fail at once instead of holding Slack's 3 s in kombu's retries.
-        current_app.signature(TASK, args=(interaction_id,)).apply_async(retry=False)
-    except Exception as exc:  # kombu and redis raise several types for a broker that is down
-        log.warning(
-            "chatops: could not queue interaction %s (the broker did not answer: %s); beat "
-            "queues it again",
-            interaction_id, exc,
-        )  # fmt: skip
+    # Never raises: Slack's 3 s are not spent in kombu's retries; beat queues it again.
+    tasks_send_each(TASK, [interaction_id], again="beat queues it again")
 
 
 def interaction_receive(*, request: ChatRequest) -> Receipt:

@@ -72,6 +72,22 @@ def within(clock: time, start: time | None, end: time | None) -> bool:
     return clock >= start or clock < end
 
 
+def page_insert(page: Page, deliveries: list[PageDelivery]) -> bool:
+    """The page and its deliveries, or nothing when its key exists already (a concurrent
+    step, or a person's request made twice). Also used by pager/paging/services/manual.py."""
+    try:
+        with transaction.atomic():  # a savepoint: the conflict rolls back this page only
+            page.save(force_insert=True)
+            for delivery in deliveries:
+                delivery.page = page
+            PageDelivery.objects.bulk_create(deliveries)
+    except IntegrityError:
+        if not Page.objects.filter(key=page.key).exists():
+            raise  # not the key: a real error
+        return False
+    return True
+
+
 @dataclass(frozen=True)
 class Person:
     user_id: int
@@ -186,20 +202,6 @@ class _PageMaker:
             **fields,
         )
 
-    def _insert(self, page: Page, deliveries: list[PageDelivery]) -> bool:
-        """The page and its deliveries, or nothing when the key exists already."""
-        try:
-            with transaction.atomic():  # a savepoint: the conflict rolls back this page only
-                page.save(force_insert=True)
-                for delivery in deliveries:
-                    delivery.page = page
-                PageDelivery.objects.bulk_create(deliveries)
-        except IntegrityError:
-            if not Page.objects.filter(key=page.key).exists():
-                raise  # not the key: a real error
-            return False
-        return True
-
     def people(self, people: list[Person]) -> list[int]:
         methods: dict[int, list[ContactMethod]] = {p.user_id: [] for p in people}
         if people:
@@ -217,7 +219,7 @@ class _PageMaker:
             deliveries = [
                 PageDelivery(method=m, kind=m.kind, position=i) for i, m in enumerate(own, start=1)
             ]
-            if not self._insert(page, deliveries):
+            if not page_insert(page, deliveries):
                 continue
             self.entries.add(
                 timeline_kinds.PAGE,
@@ -258,7 +260,7 @@ class _PageMaker:
         assert target is not None  # step_run checked it
         page = self._new(channel=target, key=self.key(f"c{target.pk}"))
         delivery = PageDelivery(method=None, kind=ContactKind.WEBHOOK, position=1)
-        if not self._insert(page, [delivery]):
+        if not page_insert(page, [delivery]):
             return []
         self.entries.add(
             timeline_kinds.PAGE,

@@ -9,13 +9,12 @@ again once the broker is back.
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Iterable
 
-from celery import current_app
 from django.db import transaction
 
-log = logging.getLogger(__name__)
+from console.task_queue import tasks_send_each
+
 TASK = "pager.tasks.paging.page_send"
 
 
@@ -28,15 +27,4 @@ def pages_enqueue(page_ids: Iterable[int]) -> None:
 
 
 def _send(ids: list[int]) -> None:
-    for pk in ids:
-        try:
-            # retry=False: fail at once instead of holding the caller in kombu's retries.
-            current_app.signature(TASK, args=(pk,)).apply_async(retry=False)
-        except Exception as exc:  # kombu and redis raise several types for a broker that is down
-            log.warning(
-                "pager: could not queue pages %s (the broker did not answer: %s); beat "
-                "queues them again within a minute",
-                ids[ids.index(pk) :],
-                exc,
-            )
-            return
+    tasks_send_each(TASK, ids, again="beat queues them again within a minute")

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from uuid import uuid4
 
 from django.contrib.auth.models import User
-from django.db import IntegrityError, transaction
+from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext_lazy, gettext_noop
 
@@ -33,6 +33,7 @@ from incidents.services.timeline import incident_event_record
 from incidents.transitions import status_word
 from pager import timeline_kinds
 from pager.escalation.services import escalation_start
+from pager.escalation.steps import page_insert
 from pager.escalation.timeline import Parts, part, render
 from pager.models import (
     ContactMethod,
@@ -180,7 +181,7 @@ def _make(actor: User, team: Team, incident_id: int, prefix: str, message: str) 
         deliveries = [
             PageDelivery(method=m, kind=m.kind, position=i) for i, m in enumerate(own, start=1)
         ]
-        if not _insert(page, deliveries):
+        if not page_insert(page, deliveries):
             continue
         parts: Parts = [
             part(
@@ -236,22 +237,6 @@ def _on_call(team: Team) -> list[_OnCall]:
             params={"team": team.name},
         )
     return list(people.values())
-
-
-def _insert(page: Page, deliveries: list[PageDelivery]) -> bool:
-    """The page and its deliveries, or nothing when its key exists already (a concurrent
-    call with the same key)."""
-    try:
-        with transaction.atomic():  # a savepoint: the conflict rolls back this page only
-            page.save(force_insert=True)
-            for delivery in deliveries:
-                delivery.page = page
-            PageDelivery.objects.bulk_create(deliveries)
-    except IntegrityError:
-        if not Page.objects.filter(key=page.key).exists():
-            raise  # not the key: a real error
-        return False
-    return True
 
 
 def _line(

@@ -267,7 +267,7 @@ def test_a_broker_that_is_down_is_logged_not_raised(
     with django_capture_on_commit_callbacks(execute=True):
         queue.pages_enqueue([page.pk])
 
-    assert "could not queue pages" in caplog.text
+    assert "could not queue pager.tasks.paging.page_send" in caplog.text
     page.refresh_from_db()
     assert page.status == PageStatus.PENDING  # left for pages_requeue
 
