@@ -18,6 +18,7 @@ PACKAGES = (
     "readiness",
     "notifications",
     "pager",
+    "chatops",
 )
 
 
