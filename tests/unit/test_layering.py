@@ -8,7 +8,8 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-APPS = ("incidents", "runbooks", "actions", "drills", "postmortems", "readiness", "notifications")
+APPS = ("incidents", "runbooks", "actions", "drills", "postmortems", "readiness", "notifications",
+        "pager", "chatops")  # fmt: skip
 WEB_MODULES = {"views", "api", "urls", "api_urls"}
 
 
