@@ -81,6 +81,7 @@ bench: $(STAMP)
 	$(PY) tests/bench/outgoing.py
 	$(PY) tests/bench/pager_latency.py
 	$(PY) tests/bench/pager_timing.py
+	$(PY) tests/bench/chat_latency.py
 
 ## Recompile the lock file from pyproject.toml (needs network access to PyPI).
 lock:

@@ -27,6 +27,10 @@ document.addEventListener("securitypolicyviolation", function (e) {
 });
 """
 
+# The charts fold asks Prometheus for six series and draws them: on a loaded 2-CPU CI
+# machine that took longer than expect()'s 5 s default.
+CHARTS_MS = 20_000
+
 
 @pytest.fixture
 def prom(settings):
@@ -96,7 +100,8 @@ def test_main_pages_run_without_csp_violations(live, prom, browser, make_user):
     # whose Close button is wired by static JS instead of an inline handler.
     page.goto(live.url + f"/incidents/{open_id}/")
     page.get_by_test_id("signals-fold").locator("summary").click()  # charts load on demand
-    expect(page.locator("#runbook-signals .js-plotly-plot .main-svg").first).to_be_visible()
+    chart = page.locator("#runbook-signals .js-plotly-plot .main-svg").first
+    expect(chart).to_be_visible(timeout=CHARTS_MS)
     expect(page.locator('[data-testid="check-state"]').first).to_be_visible()
     page.get_by_role("button", name="Add two groups to the pool").click()
     dialog = page.locator('[data-testid="action-dialog"]')

@@ -15,6 +15,10 @@ pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
 DOCS = django_settings.BASE_DIR / "docs"
 
+# The charts fold asks Prometheus for six series and draws them: on a loaded 2-CPU CI
+# machine that took longer than expect()'s 5 s default.
+CHARTS_MS = 20_000
+
 
 def _in_viewport(box, width: int, height: int) -> bool:
     return (
@@ -70,7 +74,7 @@ def test_incident_page_fits_a_laptop_screen(live, prom, browser, make_user):  # 
     # Charts on demand: nothing asked for until their fold is opened.
     assert signals == []
     page.get_by_test_id("signals-fold").locator("summary").click()
-    expect(page.locator("#runbook-signals .js-plotly-plot").first).to_be_visible()
+    expect(page.locator("#runbook-signals .js-plotly-plot").first).to_be_visible(timeout=CHARTS_MS)
     assert signals
 
     # Scrolling the panels leaves the state and actions where they are.
