@@ -41,3 +41,18 @@ def task_callbacks(callbacks: list) -> list:
     announcement (incidents.services.timeline.timeline_announce), which every write
     that lands on the timeline adds."""
     return [c for c in callbacks if "timeline_announce" not in c.__qualname__]
+
+
+def http_session():
+    """A requests session for talking to a stack under test. gunicorn closes an idle
+    keep-alive connection after 2 s; a poll that reuses it at that instant gets
+    "connection reset". Browsers and Alertmanager retry such a request; so does this
+    session, for idempotent methods only (urllib3's default list), never a POST."""
+    import requests
+    from requests.adapters import HTTPAdapter
+    from urllib3.util.retry import Retry
+
+    session = requests.Session()
+    retry = Retry(total=3, connect=3, read=3, status=0, redirect=0, backoff_factor=0.1)
+    session.mount("http://", HTTPAdapter(max_retries=retry))
+    return session

@@ -11,16 +11,14 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.helpers import free_port, wait_for
+from tests.helpers import free_port, http_session, wait_for
 
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
 
 
 def login(base: str, user: str, password: str):
-    import requests
-
-    s = requests.Session()
+    s = http_session()
     s.get(base + "/login/", timeout=5)
     r = s.post(
         base + "/login/",

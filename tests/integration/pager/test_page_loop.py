@@ -38,7 +38,7 @@ import requests
 
 from tests.conftest import need_service
 from tests.drill_stack import LOOP_ENV
-from tests.helpers import wait_for
+from tests.helpers import http_session, wait_for
 from tests.pager_receivers import NtfyServer, Request, SmtpServer, WebhookReceiver
 from tests.prom_rules import fast_rules
 from tests.run_stack import manage
@@ -208,7 +208,7 @@ def test_alert_pages_oncall_link_acks_and_unacked_page_escalates(make_run, tmp_p
     second_step_due = at(page["created_at"]) + 60  # the step's wait: one minute
 
     # (c) The link, signed out: GET shows the incident and the button, POST acknowledges.
-    phone = requests.Session()
+    phone = http_session()
     shown = phone.get(link, timeout=10)
     assert shown.status_code == 200, shown.text[:500]
     assert f"Incident #{acked}" in shown.text
@@ -274,7 +274,7 @@ def test_alert_pages_oncall_link_acks_and_unacked_page_escalates(make_run, tmp_p
     assert oncall(acked)["escalation"]["state"] == "acknowledged"
 
     # The email's link acknowledges the second incident too: ana takes command.
-    form = requests.Session()
+    form = http_session()
     shown = form.get(mail_link, timeout=10)
     csrf = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', shown.text).group(1)
     done = form.post(mail_link, data={"csrfmiddlewaretoken": csrf}, timeout=10)
