@@ -1,0 +1,47 @@
+"""The API's view of a stored text: the words in the request's language, and the ids and
+parameters for a client that words them itself."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rest_framework import serializers
+
+from console.texts.message import as_api, render
+
+
+def stored_parts(obj: Any, field: str) -> Any:
+    """A row's parts for `field`: `texts[field]` on a row, `payload["msg"]` on an event."""
+    texts = getattr(obj, "texts", None)
+    if isinstance(texts, dict) and field in texts:
+        return texts[field]
+    if field == "message":
+        payload = getattr(obj, "payload", None)
+        if isinstance(payload, dict):
+            return payload.get("msg")
+    return None
+
+
+class RenderedText(serializers.Field):  # type: ignore[type-arg]
+    """`field` worded in the request's language (as stored when it has no parts)."""
+
+    def __init__(self, field: str, **kwargs: Any) -> None:
+        self.text_field = field
+        kwargs.update(source="*", read_only=True)
+        super().__init__(**kwargs)
+
+    def to_representation(self, value: Any) -> str:
+        stored = getattr(value, self.text_field)
+        return render(stored_parts(value, self.text_field), fallback=stored)
+
+
+class TextIds(serializers.Field):  # type: ignore[type-arg]
+    """`field`'s ids and parameters ([{"id", "params"}]), null when stored only as text."""
+
+    def __init__(self, field: str, **kwargs: Any) -> None:
+        self.text_field = field
+        kwargs.update(source="*", read_only=True)
+        super().__init__(**kwargs)
+
+    def to_representation(self, value: Any) -> list[dict[str, Any]] | None:
+        return as_api(stored_parts(value, self.text_field))
