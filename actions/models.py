@@ -116,6 +116,9 @@ class ActionRun(models.Model):
     )
     error = models.TextField(blank=True, verbose_name=_("error"))
     error_code = models.CharField(max_length=32, blank=True, verbose_name=_("error code"))
+    # What the console wrote in the text fields above, as message ids and parameters
+    # (console/texts/): {field: parts}; worded in the reader's language when read.
+    texts = models.JSONField(null=True, blank=True, verbose_name=_("texts"))
     undo_of = models.ForeignKey(
         "self",
         null=True,

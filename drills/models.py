@@ -100,6 +100,9 @@ class DrillRun(models.Model):
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
     )
     stop_reason = models.CharField(max_length=300, blank=True)
+    # What the console wrote in the text fields above, as message ids and parameters
+    # (console/texts/): {field: parts}; worded in the reader's language when read.
+    texts = models.JSONField(null=True, blank=True, verbose_name=_("texts"))
     incident = models.ForeignKey(
         "incidents.Incident",
         null=True,

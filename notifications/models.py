@@ -269,6 +269,9 @@ class Delivery(models.Model):
     )
     attempts = models.PositiveSmallIntegerField(default=0, verbose_name=gettext_lazy("attempts"))
     last_error = models.TextField(blank=True, verbose_name=gettext_lazy("last error"))
+    # What the console wrote in the text fields above, as message ids and parameters
+    # (console/texts/): {field: parts}; worded in the reader's language when read.
+    texts = models.JSONField(null=True, blank=True, verbose_name=gettext_lazy("texts"))
     created_at = models.DateTimeField(db_index=True, verbose_name=gettext_lazy("created at"))
     updated_at = models.DateTimeField(auto_now=True)
     last_attempt_at = models.DateTimeField(

@@ -54,6 +54,9 @@ class Postmortem(models.Model):
         max_length=16, choices=DraftState.choices, default=DraftState.PENDING
     )
     draft_error = models.TextField(blank=True)
+    # The language the author chose for the draft (headings and timeline lines); "" for
+    # drafts made before there was a choice.
+    draft_language = models.CharField(max_length=16, blank=True, default="")
     summary = models.TextField(blank=True)
     impact = models.TextField(blank=True)
     root_cause = models.TextField(blank=True)

@@ -115,6 +115,9 @@ class ItemCheck(AppendOnlyModel):
     state = models.CharField(max_length=10, choices=ItemState.choices)
     summary = models.CharField(max_length=500)
     evidence = models.JSONField(default=list, blank=True)  # lines a person reads
+    # What the console wrote in the text fields above, as message ids and parameters
+    # (console/texts/): {field: parts}; worded in the reader's language when read.
+    texts = models.JSONField(null=True, blank=True, verbose_name=_("texts"))
     source = models.CharField(max_length=20)
 
     class Meta:

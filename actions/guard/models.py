@@ -59,6 +59,9 @@ class GuardWatch(models.Model):
         max_length=10, choices=GuardVerdict.choices, default=GuardVerdict.WATCHING
     )
     verdict_reason = models.CharField(max_length=1000, blank=True)
+    # What the console wrote in the text fields above, as message ids and parameters
+    # (console/texts/): {field: parts}; worded in the reader's language when read.
+    texts = models.JSONField(null=True, blank=True, verbose_name=_("texts"))
     signals = models.JSONField(default=list)
     evaluations = models.PositiveIntegerField(default=0)
     unknown_evaluations = models.PositiveIntegerField(default=0)
