@@ -4,20 +4,19 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('actions', '0002_guard_evidence'),
+        ("actions", "0002_guard_evidence"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='actionrun',
-            name='texts',
-            field=models.JSONField(blank=True, null=True, verbose_name='texts'),
+            model_name="actionrun",
+            name="texts",
+            field=models.JSONField(blank=True, null=True, verbose_name="texts"),
         ),
         migrations.AddField(
-            model_name='guardwatch',
-            name='texts',
-            field=models.JSONField(blank=True, null=True, verbose_name='texts'),
+            model_name="guardwatch",
+            name="texts",
+            field=models.JSONField(blank=True, null=True, verbose_name="texts"),
         ),
     ]

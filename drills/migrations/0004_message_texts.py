@@ -4,15 +4,14 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('drills', '0003_demo_history'),
+        ("drills", "0003_demo_history"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='drillrun',
-            name='texts',
-            field=models.JSONField(blank=True, null=True, verbose_name='texts'),
+            model_name="drillrun",
+            name="texts",
+            field=models.JSONField(blank=True, null=True, verbose_name="texts"),
         ),
     ]

@@ -4,15 +4,14 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('notifications', '0002_reopen_and_links'),
+        ("notifications", "0002_reopen_and_links"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='delivery',
-            name='texts',
-            field=models.JSONField(blank=True, null=True, verbose_name='texts'),
+            model_name="delivery",
+            name="texts",
+            field=models.JSONField(blank=True, null=True, verbose_name="texts"),
         ),
     ]

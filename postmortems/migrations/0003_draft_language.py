@@ -4,15 +4,14 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('postmortems', '0002_demo_history'),
+        ("postmortems", "0002_demo_history"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='postmortem',
-            name='draft_language',
-            field=models.CharField(blank=True, default='', max_length=16),
+            model_name="postmortem",
+            name="draft_language",
+            field=models.CharField(blank=True, default="", max_length=16),
         ),
     ]

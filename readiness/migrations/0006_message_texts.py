@@ -4,15 +4,14 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('readiness', '0001_squashed_0005_append_only_truncate'),
+        ("readiness", "0001_squashed_0005_append_only_truncate"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='itemcheck',
-            name='texts',
-            field=models.JSONField(blank=True, null=True, verbose_name='texts'),
+            model_name="itemcheck",
+            name="texts",
+            field=models.JSONField(blank=True, null=True, verbose_name="texts"),
         ),
     ]
