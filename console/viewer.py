@@ -3,7 +3,9 @@
 Language: the user's saved preference (in the session since login), else what
 LocaleMiddleware found (the switcher's cookie, else Accept-Language). Time zone: UTC when
 the viewer toggled it, else the browser's zone (a cookie console.js keeps current), else
-settings.TIME_ZONE. URLs never change with either. The JSON API (/api/) is English.
+settings.TIME_ZONE. URLs never change with either. The JSON API (/api/) answers in the
+language its request names (`Accept-Language`, or `?lang=`), else English: never a saved
+preference or a cookie, so a program gets the same words from every session.
 """
 
 import zoneinfo
@@ -12,6 +14,7 @@ from datetime import tzinfo
 from django.conf import settings
 from django.http import HttpRequest
 from django.utils import timezone, translation
+from django.utils.translation.trans_real import parse_accept_lang_header
 
 from console.login_lockout import API_PREFIX
 from console.preferences.services import SESSION_LANGUAGE, SESSION_UTC, supported_language
@@ -39,6 +42,25 @@ def wants_utc(request: HttpRequest) -> bool:
     return request.COOKIES.get(UTC_COOKIE) == "1"
 
 
+def api_language(request: HttpRequest) -> str:
+    """The language an API request names: `?lang=`, else the best of Accept-Language the
+    console has, else English (settings.LANGUAGE_CODE)."""
+    asked = request.GET.get("lang", "")
+    if asked:
+        try:
+            return translation.get_supported_language_variant(asked)
+        except LookupError:
+            return settings.LANGUAGE_CODE
+    for code, _quality in parse_accept_lang_header(request.headers.get("accept-language", "")):
+        if code == "*":
+            break
+        try:
+            return translation.get_supported_language_variant(code)
+        except LookupError:
+            continue
+    return settings.LANGUAGE_CODE
+
+
 def viewer_zone(request: HttpRequest) -> tzinfo:
     if wants_utc(request):
         return zoneinfo.ZoneInfo("UTC")
@@ -51,10 +73,11 @@ class ViewerMiddleware:
 
     def __call__(self, request: HttpRequest):
         if request.path.startswith(API_PREFIX):
-            # The JSON API speaks one language (English), whatever the caller's browser:
-            # programs parse its messages, and its texts match the stored ones.
-            translation.activate(settings.LANGUAGE_CODE)
-            request.LANGUAGE_CODE = settings.LANGUAGE_CODE
+            # The language the request names, never a cookie or a saved preference: the
+            # same call gives a program the same words whoever's session it borrows.
+            language = api_language(request)
+            translation.activate(language)
+            request.LANGUAGE_CODE = language
             return self.get_response(request)
         session = getattr(request, "session", None)
         saved = session.get(SESSION_LANGUAGE) if session is not None else None

@@ -3,6 +3,7 @@ import os
 
 import pytest
 from django.contrib.auth.models import Group
+from django.utils import translation
 
 from console import roles
 from tests import flush_truncate
@@ -81,3 +82,11 @@ def pytest_collection_modifyitems(items):
 def django_db_modify_db_settings_xdist_suffix() -> None:
     """Each xdist worker names its own test database already (config/settings_test.py), the
     name the processes it starts are given; pytest-django's own suffix would differ."""
+
+
+@pytest.fixture(autouse=True)
+def _english_after_each_test():
+    """A request in Chinese (an API call with Accept-Language: zh-hans) leaves Chinese
+    active in this thread; the next test starts in English again."""
+    yield
+    translation.activate("en")

@@ -17,8 +17,10 @@ GLOSSARY = Path(__file__).resolve().parents[1] / "docs" / "glossary.md"
 _BLOCK = re.compile(r"<!-- kept-as-written -->(.*?)<!-- /kept-as-written -->", re.S)
 # A chunk between spaces: a URL, an address, a path or an id is one code, never words.
 _CODE_CHUNK = re.compile(r"^(https?://|/|[\w.+-]+@[\w.-]+$)|[/:=_#@]|\w\.\w")
+_CJK_PUNCT = re.compile("[\u3000-\u303f\uff00-\uffef\u4e00-\u9fff]")
 _QUOTES = "'\u2018\u2019"
-_WORD = re.compile(r"[A-Za-z][A-Za-z" + _QUOTES + "]*")
+# A letter run glued to digits (5xx, 72b, H100) is a code, never a word.
+_WORD = re.compile(r"(?<![0-9A-Za-z])[A-Za-z][A-Za-z" + _QUOTES + "]*(?![0-9])")
 
 
 @cache
@@ -43,7 +45,8 @@ def english_words(text: str, allowed: Iterable[str] = ()) -> list[str]:
     names = {a.lower() for a in allowed if a}
     kept = kept_as_written()
     found = []
-    for chunk in text.split():
+    # Chinese punctuation ends a word as a space does ("ttft-spike：..." is one name).
+    for chunk in _CJK_PUNCT.sub(" ", text).split():
         bare = chunk.strip('()[]{}<>,.;:!?"“”（）【】，。：；！？、' + _QUOTES)
         if not bare or bare.lower() in names:
             continue

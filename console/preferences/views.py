@@ -2,7 +2,9 @@
 page has the switcher): then only a cookie remembers the choice."""
 
 from django.conf import settings
+from django.contrib import messages
 from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest, HttpResponseRedirect
+from django.utils import translation
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
@@ -34,6 +36,18 @@ def _cookie(response: HttpResponse, name: str, value: str) -> None:
     )
 
 
+def _saved_for_account(code: str) -> str:
+    if not code:
+        return _(
+            "Language: following each browser again. This applies to your account, so your "
+            "other signed-in sessions follow their browser from their next page too."
+        )
+    return _(
+        "Language saved to your account: %(language)s. Your other signed-in sessions (other "
+        "browsers, your phone) switch to it from their next page too."
+    ) % {"language": translation.get_language_info(code)["name_local"]}
+
+
 @require_POST
 def language_set(request: HttpRequest) -> HttpResponse:
     """`language`: a code of settings.LANGUAGES, or empty to follow the browser again."""
@@ -51,6 +65,9 @@ def language_set(request: HttpRequest) -> HttpResponse:
         except DomainError as exc:  # pragma: no cover - checked above
             return HttpResponseBadRequest(str(exc), content_type="text/plain; charset=utf-8")
         preference_to_session(request, pref)
+        # The choice is the account's, not this browser's: say so, in the new language.
+        with translation.override(code or translation.get_language()):
+            messages.info(request, _saved_for_account(code))
     response = _back(request)
     _cookie(response, settings.LANGUAGE_COOKIE_NAME, code)
     return response

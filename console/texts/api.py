@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from console.texts.message import as_api, render
@@ -22,6 +24,7 @@ def stored_parts(obj: Any, field: str) -> Any:
     return None
 
 
+@extend_schema_field(OpenApiTypes.STR)
 class RenderedText(serializers.Field):  # type: ignore[type-arg]
     """`field` worded in the request's language (as stored when it has no parts)."""
 
@@ -35,6 +38,17 @@ class RenderedText(serializers.Field):  # type: ignore[type-arg]
         return render(stored_parts(value, self.text_field), fallback=stored)
 
 
+@extend_schema_field(
+    {
+        "type": "array",
+        "nullable": True,
+        "items": {
+            "type": "object",
+            "properties": {"id": {"type": "string"}, "params": {"type": "object"}},
+            "required": ["id", "params"],
+        },
+    }
+)
 class TextIds(serializers.Field):  # type: ignore[type-arg]
     """`field`'s ids and parameters ([{"id", "params"}]), null when stored only as text."""
 

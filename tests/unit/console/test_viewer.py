@@ -4,6 +4,7 @@ import re
 from datetime import UTC, datetime
 
 import pytest
+from django.contrib.auth.models import User
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
@@ -99,14 +100,38 @@ def test_a_bad_utc_value_is_refused(client):
     assert "utc must be 0 or 1" in r.content.decode()
 
 
-def test_the_api_answers_in_english_and_utc_whatever_the_browser(client, make_user):
-    client.force_login(make_user())
-    UserPreference.objects.create(user=make_user("bo"), language="zh-hans")
+def test_the_api_answers_in_the_language_its_request_names_and_in_utc(client, make_user):
+    # A saved preference and the browser's zone never change what a program reads.
+    client.force_login(make_user("bo"))
+    UserPreference.objects.create(user=User.objects.get(username="bo"), language="zh-hans")
     incident = IncidentFactory(triggered_at=AT, started_at=AT)
     client.cookies["console_tz"] = "Asia/Shanghai"
-    r = client.get(f"/api/v1/incidents/{incident.pk}/", HTTP_ACCEPT_LANGUAGE="zh-hans")
+    r = client.get(f"/api/v1/incidents/{incident.pk}/")
     assert r["Content-Language"] == "en"
     assert r.json()["triggered_at"].startswith("2026-12-02T08:00:00")
-    r = client.get("/api/v1/incidents/?status=nonsense", HTTP_ACCEPT_LANGUAGE="zh-hans")
+    r = client.get("/api/v1/incidents/?status=nonsense")
     assert r.status_code == 400
     assert not re.search(r"[\u4e00-\u9fff]", r.content.decode())
+    # Accept-Language (or ?lang=) names the language of the words, never of the times.
+    r = client.get(f"/api/v1/incidents/{incident.pk}/", HTTP_ACCEPT_LANGUAGE="zh-CN,en;q=0.5")
+    assert r["Content-Language"] == "zh-hans"
+    assert r.json()["triggered_at"].startswith("2026-12-02T08:00:00")
+    r = client.get("/api/v1/incidents/?status=nonsense&lang=zh-hans")
+    assert r.status_code == 400
+    assert re.search(r"[\u4e00-\u9fff]", r.content.decode())
+    r = client.get("/api/v1/incidents/?lang=klingon", HTTP_ACCEPT_LANGUAGE="fr, *")
+    assert r["Content-Language"] == "en"
+
+
+def test_switching_language_says_it_applies_to_the_accounts_other_sessions(client, make_user):
+    client.force_login(make_user("lin"))
+    page = client.get("/").content.decode()
+    assert "your other signed-in sessions switch too" in page  # the button's title
+    r = client.post("/preferences/language/", {"language": "zh-hans", "next": "/"}, follow=True)
+    text = r.content.decode()
+    assert "语言已保存到您的账号：简体中文" in text
+    assert "其他浏览器、手机" in text
+    # Signed out, only this browser's cookie changes: nothing is said about other sessions.
+    client.logout()
+    r = client.post("/preferences/language/", {"language": "en", "next": "/login/"}, follow=True)
+    assert "other signed-in sessions" not in r.content.decode()
