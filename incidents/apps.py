@@ -10,6 +10,7 @@ class IncidentsConfig(AppConfig):
         # registry: models load after apps are ready
         from django.db.models.signals import post_save
 
+        from incidents import texts  # noqa: F401  (registry: the timeline's message ids)
         from incidents.models import Incident, TimelineEventType
         from incidents.panels import incident_panel_register
         from incidents.related import receivers

@@ -13,9 +13,11 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from console.bounds import IdField
+from console.texts.api import TextIds
 from incidents.models import Alert, Incident, IncidentStatus, Severity, TimelineEvent
 from incidents.related.selectors import Related, incident_related
 from incidents.services.lifecycle import NOTE_MAX_CHARS, REASON_MAX_CHARS
+from incidents.timeline_text import timeline_text
 
 
 def _string_map(**kwargs) -> serializers.DictField:
@@ -184,14 +186,28 @@ class TimelineEventSerializer(serializers.ModelSerializer):
         allow_null=True,
         help_text="Username of the person who acted, or null for alerts and the system.",
     )
+    message = serializers.SerializerMethodField(
+        help_text="The line in the request's language (Accept-Language); as stored when "
+        "it was written before it had an id."
+    )
+    message_i18n = TextIds(
+        "message",
+        help_text='The line as message ids and parameters ([{"id", "params"}]), for a client '
+        "that words it itself; null when it was stored only as text.",
+    )
     payload = serializers.DictField(
         read_only=True, help_text="Structured details; the keys depend on the kind."
     )
 
     class Meta:
         model = TimelineEvent
-        fields = ["id", "kind", "occurred_at", "actor", "source", "message", "payload"]
+        fields = [
+            "id", "kind", "occurred_at", "actor", "source", "message", "message_i18n", "payload",
+        ]  # fmt: skip
         read_only_fields = fields
+
+    def get_message(self, obj: TimelineEvent) -> str:
+        return timeline_text(obj.kind, obj.message, obj.payload)
 
 
 # --- query parameters -------------------------------------------------------------------

@@ -1,10 +1,11 @@
 """A timeline line in the viewer's language.
 
-Entries are stored as written, in English when the console wrote them. A line the
-console wrote in a known shape (the opening, the alerts listed per delivery, a status
-change without a person's reason) is worded again at display time from its kind and
-payload, so a Chinese page reads Chinese; anything else, notes and reasons people typed
-in particular, is shown exactly as stored. Other apps add their kinds with
+Entries are stored in English, and a line the console writes now also keeps what it
+said as parts (`payload["msg"]`, console/texts/): those are worded in the viewer's
+language. For lines written before that, a line the console wrote in a known shape (the
+opening, the alerts listed per delivery, a status change without a person's reason) is
+worded again at display time from its kind and payload; anything else, notes and reasons
+people typed in particular, is shown exactly as stored. Other apps add their kinds with
 `timeline_text_register`.
 """
 
@@ -15,6 +16,7 @@ from typing import Any
 
 from django.utils.translation import get_language, gettext, ngettext
 
+from console.texts import render
 from incidents.models import TimelineEventType as K
 
 # (message, payload) -> the line in the active language, or None to show it as stored.
@@ -45,6 +47,8 @@ def timeline_text_register(kind: str, reword: Rewording) -> None:
 def timeline_text(kind: str, message: str, payload: dict[str, Any] | None) -> str:
     if not message or (get_language() or "en").startswith("en"):
         return message
+    if payload and payload.get("msg"):
+        return render(payload["msg"], fallback=message)
     reword = _REWORDINGS.get(kind)
     if reword is None:
         return message

@@ -13,7 +13,9 @@ from django.utils.functional import Promise
 from django.utils.translation import gettext_noop, pgettext_lazy
 
 from console.errors import DomainError
+from console.texts import Msg, msg
 from incidents.models import Incident, IncidentStatus, TimelineEvent, TimelineEventType
+from incidents.texts import event_say
 
 S = IncidentStatus
 
@@ -69,9 +71,11 @@ def apply_transition(
     at: datetime,
     actor: User | None = None,
     source: str = "console",
-    reason: str = "",
+    reason: str | Msg = "",
 ) -> tuple[Transition, TimelineEvent]:
-    """Move `incident` (in memory) to `to_status`; return the unsaved timeline event."""
+    """Move `incident` (in memory) to `to_status`; return the unsaved timeline event.
+    `reason`: what a person typed (after "Incident mitigated: "), or the console's own
+    words (a Msg: the whole line)."""
     from_status = incident.status
     if from_status == to_status:
         raise TransitionError(
@@ -122,10 +126,20 @@ def apply_transition(
         occurred_at=at,
         actor=actor,
         source=source,
-        message=reason or f"Incident {verb}.",
         payload={"from": from_status, "to": to_status, "verb": verb},
     )
+    event_say(event, status_line(verb, reason))
     return Transition(from_status, to_status, verb), event
+
+
+def status_line(verb: str, reason: str | Msg = "") -> Msg:
+    """The timeline line of a status change: "Incident mitigated." or, with a person's
+    reason, "Incident mitigated: <reason>"; the console's own reason is the line."""
+    if isinstance(reason, Msg):
+        return reason
+    if reason:
+        return msg(f"incidents.status.{verb}.reason", reason=reason)
+    return msg(f"incidents.status.{verb}")
 
 
 def retrigger_status(incident: Incident) -> str:

@@ -17,6 +17,7 @@ class RunbooksConfig(AppConfig):
         from runbooks import (
             checks,  # noqa: F401  (registers the catalogue's system check)
             tasks,  # noqa: F401  (auto-triage's queue sends its drain by name)
+            texts,  # noqa: F401  (registry: the timeline's message ids)
             timeline_text,
         )
         from runbooks.auto_triage.queue import on_timeline_appended

@@ -13,6 +13,7 @@ from django.utils.translation import gettext_lazy, gettext_noop
 
 from console.errors import DomainError
 from console.permissions import require
+from console.texts import msg
 from incidents.models import Incident, TimelineEvent
 from incidents.selectors import incident_for_update, incident_get
 from incidents.services import incident_event_add, incident_runbook_set
@@ -123,7 +124,7 @@ def runbook_step_check(*, incident_id: int, actor: User, step: str) -> TimelineE
         incident_id=incident_id,
         actor=actor,
         kind=RUNBOOK_STEP,
-        message=f"Runbook step done: {RUNBOOK_STEPS[step]}",
+        message=msg("runbooks.step.done", step=msg(f"runbooks.step.{step}")),
         payload={"runbook": runbook.slug, "step": step},
         perm=RESPOND,
         what=CHECK_OFF_STEPS,

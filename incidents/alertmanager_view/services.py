@@ -31,6 +31,7 @@ from django.core.cache import cache
 from django.db import transaction
 from django.utils import timezone
 
+from console.texts import Msg, msg
 from incidents.alertmanager_view import selectors
 from incidents.alertmanager_view.client import View, view_fetch
 from incidents.alertmanager_view.decide import ENDED, Observed, may_end, observe
@@ -138,7 +139,7 @@ def _incident_apply(
         kind, text = TimelineEventType.ALERT_RESOLVED, _ended_text(state, alerts)
         batch.event(incident, kind, text, _payload(alerts, view, state))
     if revived:
-        text = _names_text("Alertmanager lists {what} again: firing (reconciled).", revived)
+        text = msg("incidents.am.again", what=_what(revived))
         batch.event(
             incident, TimelineEventType.ALERT_FIRED, text, _payload(revived, view, S.FIRING)
         )
@@ -163,20 +164,23 @@ def _record(alert: Alert, seen: Observed, view: View) -> None:
         alert.am_seen_at = view.asked_at
 
 
-def _names_text(template: str, alerts: list[Alert]) -> str:
-    names = sorted({a.alertname or "alert" for a in alerts})
-    shown = ", ".join(names[:NAMED]) + (
-        f" and {len(names) - NAMED} more" if len(names) > NAMED else ""
-    )
-    what = shown if len(alerts) == 1 else f"{len(alerts)} alerts ({shown})"
-    return template.format(what=what)
+def _what(alerts: list[Alert]) -> str | Msg:
+    """The alerts a line names: "GpuXid", or "3 alerts (A, B and 1 more)"."""
+    names = sorted({a.alertname for a in alerts if a.alertname})
+    shown: str | Msg = ", ".join(names[:NAMED])
+    if len(names) > NAMED:
+        shown = msg("incidents.am.names_more", names=shown, more=len(names) - NAMED)
+    if not names:
+        shown = msg("incidents.word.alert")
+    if len(alerts) == 1:
+        return shown
+    return msg("incidents.am.alerts", count=len(alerts), names=shown)
 
 
-def _ended_text(state: str, alerts: list[Alert]) -> str:
-    # Stored in English, like every line the console writes on the timeline.
+def _ended_text(state: str, alerts: list[Alert]) -> Msg:
     if state == S.RESOLVED:
-        return _names_text("Alertmanager lists {what} as resolved: ended (reconciled).", alerts)
-    return _names_text("Alertmanager no longer lists {what}: ended (reconciled).", alerts)
+        return msg("incidents.am.resolved", what=_what(alerts))
+    return msg("incidents.am.gone", what=_what(alerts))
 
 
 def _payload(alerts: list[Alert], view: View, state: str) -> dict[str, Any]:

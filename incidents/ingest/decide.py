@@ -20,6 +20,7 @@ from typing import Any
 
 from django.conf import settings
 
+from console.texts import Msg, msg
 from incidents.ingest.group import AlertKey, Groups
 from incidents.ingest.parse import ParsedAlert, ParsedPayload
 from incidents.ingest.write import INCIDENT_UPDATE_COLUMNS, AlertRow, json_value
@@ -31,6 +32,7 @@ from incidents.models import (
     TimelineEventType,
 )
 from incidents.rules import RUNBOOK_SLUG_RE, is_worse
+from incidents.texts import event_say
 from incidents.transitions import apply_transition, retrigger_status
 
 
@@ -169,7 +171,7 @@ def alerts_merge(
         batch.event(
             inc,
             TimelineEventType.INCIDENT_OPENED,
-            f"Incident opened: {inc.title}",
+            msg("incidents.opened", title=inc.title),
             {"grouping_key": inc.grouping_key, "receiver": payload.receiver,
              "external_url": payload.external_url},
         )  # fmt: skip
@@ -255,17 +257,13 @@ class Batch:
         if incident.pk is not None:
             self.dirty_incidents[incident.pk] = incident
 
-    def event(self, incident: Incident, kind: str, message: str, payload: dict[str, Any]) -> None:
-        self.events.append(
-            TimelineEvent(
-                incident=incident,
-                kind=kind,
-                occurred_at=self.now,
-                source="alertmanager",
-                message=message,
-                payload=payload,
-            )
-        )
+    def event(self, incident: Incident, kind: str, message: Msg, payload: dict[str, Any]) -> None:
+        event = TimelineEvent(
+            incident=incident, kind=kind, occurred_at=self.now, source="alertmanager",
+            payload=payload,
+        )  # fmt: skip
+        event_say(event, message)
+        self.events.append(event)
 
     @property
     def touched(self) -> set[int]:
@@ -278,8 +276,11 @@ class Batch:
             IncidentStatus.TRIGGERED,
             at=self.now,
             source="alertmanager",
-            reason=f"Reopened: {alert.alertname or 'an alert'} fired again within "
-            f"{minutes} min of resolution.",
+            reason=msg(
+                "incidents.status.reopened_by_alert",
+                alert=alert.alertname or msg("incidents.word.an_alert"),
+                minutes=minutes,
+            ),
         )
         self.events.append(event)
         self.touch(incident)
@@ -355,7 +356,12 @@ class Batch:
         self.event(
             incident,
             TimelineEventType.SEVERITY_CHANGED,
-            f"Severity raised {incident.severity} → {wanted} by {alert.alertname}.",
+            msg(
+                "incidents.severity.raised",
+                to=wanted,
+                alert=alert.alertname,
+                **{"from": incident.severity},
+            ),
             {"from": incident.severity, "to": wanted, "fingerprint": alert.fingerprint},
         )
         incident.severity = wanted
@@ -364,17 +370,16 @@ class Batch:
     def alert_events(self, incidents: dict[int, Incident]) -> None:
         """One event per incident and kind per delivery, listing the alerts, rather than
         a line per alert: a 100-pod storm stays readable."""
-        for kind, verb, refs_by_incident in (
-            (TimelineEventType.ALERT_FIRED, "firing", self.fired),
-            (TimelineEventType.ALERT_RESOLVED, "resolved", self.resolved),
+        for kind, key, refs_by_incident in (
+            (TimelineEventType.ALERT_FIRED, "incidents.alerts.firing", self.fired),
+            (TimelineEventType.ALERT_RESOLVED, "incidents.alerts.resolved", self.resolved),
         ):
             for inc_id, refs in refs_by_incident.items():
                 names = ", ".join(sorted({r["alertname"] for r in refs}))
-                plural = "s" if len(refs) != 1 else ""
                 self.event(
                     incidents[inc_id],
                     kind,
-                    f"{len(refs)} alert{plural} {verb}: {names}",
+                    msg(key, count=len(refs), names=names),
                     {"alerts": refs[:200], "count": len(refs)},
                 )
                 if kind == TimelineEventType.ALERT_FIRED:
@@ -389,11 +394,11 @@ class Batch:
             IncidentStatus.ACKNOWLEDGED,
         ):
             to = IncidentStatus.MITIGATED
-            reason = "All alerts resolved; mitigated until a person resolves it."
+            reason = msg("incidents.status.all_resolved")
             self.mitigated.append(incident.pk)
         elif firing > 0 and incident.status == IncidentStatus.MITIGATED:
             to = retrigger_status(incident)
-            reason = "Alerts are firing again."
+            reason = msg("incidents.status.firing_again")
         else:
             return
         _, event = apply_transition(incident, to, at=self.now, source="alertmanager", reason=reason)

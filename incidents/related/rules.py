@@ -15,6 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from console.texts import Msg, msg
 from incidents.models import Incident
 from incidents.related.precedence import runbook_leads_over
 
@@ -38,20 +39,21 @@ def label_keys(
 @dataclass(frozen=True)
 class Lead:
     leads: bool  # whether `a` leads over `b`
-    why: str  # in English, for the timeline
+    why: Msg  # for the timeline (its English also in the payload)
 
 
 def compare(a: Incident, b: Incident) -> Lead:
     """Whether `a` leads over `b`, and why."""
     if runbook_leads_over(a.runbook, b.runbook):
-        return Lead(True, f"runbook {a.runbook} leads over {b.runbook}")
+        return Lead(True, msg("incidents.related.why.runbook", lead=a.runbook, other=b.runbook))
     if runbook_leads_over(b.runbook, a.runbook):
-        return Lead(False, f"runbook {b.runbook} leads over {a.runbook}")
+        return Lead(False, msg("incidents.related.why.runbook", lead=b.runbook, other=a.runbook))
     if a.severity != b.severity:  # SEV1 < SEV2 < ...: the smaller is the more severe
         higher, lower = sorted((a.severity, b.severity))
-        return Lead(a.severity == higher, f"{higher} is more severe than {lower}")
+        why = msg("incidents.related.why.severity", higher=higher, lower=lower)
+        return Lead(a.severity == higher, why)
     first = (a.triggered_at, a.pk or 0) <= (b.triggered_at, b.pk or 0)
-    return Lead(first, "opened first at the same severity")
+    return Lead(first, msg("incidents.related.why.first"))
 
 
 def same_kind(a: Incident, b: Incident) -> bool:

@@ -14,6 +14,7 @@ from django.utils.translation import gettext_lazy, gettext_noop
 from console.errors import DomainError, NotFound
 from console.permissions import require
 from console.surface import current_surface
+from console.texts import Msg, msg
 from incidents import permissions as perms
 from incidents.models import (
     OPEN_STATUSES,
@@ -43,7 +44,7 @@ def _locked(ids: set[int]) -> dict[int, Incident]:
     return {inc.pk: inc for inc in rows}
 
 
-def _record(incident_id: int, kind: str, message: str, payload: dict, actor: User | None) -> None:
+def _record(incident_id: int, kind: str, message: Msg, payload: dict, actor: User | None) -> None:
     incident_event_record(
         incident_id=incident_id,
         kind=kind,
@@ -120,17 +121,33 @@ def incident_related_link(*, incident_id: int) -> Incident | None:
     return new
 
 
-def _attach(incident: Incident, lead: Incident, now, why: str) -> None:
+def _attach(incident: Incident, lead: Incident, now, why: Msg) -> None:
     old = incident.related_to_id
     incident.related_to = lead
     incident.linked_at = now
     incident.linked_by = None
     incident.save(update_fields=["related_to", "linked_at", "linked_by", "updated_at"])
-    payload = {"lead": lead.pk, "related": incident.pk, "why": why, "previous_lead": old}
-    _record(incident.pk, LINKED, f"Part of #{lead.pk} ({lead.runbook or 'no runbook'}): {why}.",
-            payload, None)  # fmt: skip
-    _record(lead.pk, LINKED, f"Leads #{incident.pk} ({incident.runbook or 'no runbook'}): {why}.",
-            payload, None)  # fmt: skip
+    payload = {"lead": lead.pk, "related": incident.pk, "why": why.english, "previous_lead": old}
+    no_runbook = msg("incidents.related.no_runbook")
+    _record(
+        incident.pk,
+        LINKED,
+        msg("incidents.related.part_of", lead=lead.pk, runbook=lead.runbook or no_runbook, why=why),
+        payload,
+        None,
+    )
+    _record(
+        lead.pk,
+        LINKED,
+        msg(
+            "incidents.related.leads",
+            id=incident.pk,
+            runbook=incident.runbook or no_runbook,
+            why=why,
+        ),
+        payload,
+        None,
+    )
 
 
 def _linked_pair(incident_id: int) -> tuple[Incident, Incident]:
@@ -187,13 +204,20 @@ def incident_related_merge(*, incident_id: int, actor: User) -> Incident:
     moved = Alert.objects.filter(incident_id=incident.pk)
     firing = moved.filter(status=AlertStatus.FIRING).exists()
     count = moved.update(incident_id=lead.pk)
-    text = f"#{incident.pk} merged into #{lead.pk} by {actor.get_username()}: {count} alerts moved."
+    text = msg(
+        "incidents.related.merged",
+        id=incident.pk,
+        lead=lead.pk,
+        actor=actor.get_username(),
+        count=count,
+    )
     payload = {"lead": lead.pk, "related": incident.pk, "alerts": count}
     _record(lead.pk, MERGED, text, payload, actor)
     _record(incident.pk, MERGED, text, payload, actor)
     if incident.severity < lead.severity:  # SEV1 < SEV2: the lead takes the worse one
         _record(lead.pk, TimelineEventType.SEVERITY_CHANGED,
-                f"Severity {lead.severity} → {incident.severity} (merged #{incident.pk})",
+                msg("incidents.related.severity", to=incident.severity, id=incident.pk,
+                    **{"from": lead.severity}),
                 {"from": lead.severity, "to": incident.severity}, actor)  # fmt: skip
         lead.severity = incident.severity
     if firing and lead.status == IncidentStatus.MITIGATED:
@@ -202,7 +226,11 @@ def incident_related_merge(*, incident_id: int, actor: User) -> Incident:
     lead.alert_digest = ""  # its alerts changed outside a notification (see the model)
     lead.save()
     _, event = apply_transition(
-        incident, IncidentStatus.RESOLVED, at=now, actor=actor, reason=f"Merged into #{lead.pk}"
+        incident,
+        IncidentStatus.RESOLVED,
+        at=now,
+        actor=actor,
+        reason=msg("incidents.related.merged_into", lead=lead.pk),
     )
     incident.merged_at = now
     incident.alert_digest = ""
@@ -220,7 +248,9 @@ def incident_related_unlink(*, incident_id: int, actor: User) -> Incident:
     incident.linked_at = None
     incident.linked_by = None
     incident.save(update_fields=["related_to", "linked_at", "linked_by", "updated_at"])
-    text = f"#{incident.pk} unlinked from #{lead.pk} by {actor.get_username()}."
+    text = msg(
+        "incidents.related.unlinked", id=incident.pk, lead=lead.pk, actor=actor.get_username()
+    )
     payload = {"lead": lead.pk, "related": incident.pk}
     _record(incident.pk, UNLINKED, text, payload, actor)
     _record(lead.pk, UNLINKED, text, payload, actor)
@@ -249,10 +279,7 @@ def incident_related_split_kinds(*, incident_id: int) -> int:
         related.linked_at = None
         related.linked_by = None
         related.save(update_fields=["related_to", "linked_at", "linked_by", "updated_at"])
-        text = (
-            f"#{related.pk} unlinked from #{lead.pk}: "
-            "a drill or demo is never linked to a real incident."
-        )
+        text = msg("incidents.related.unlinked_kind", id=related.pk, lead=lead.pk)
         payload = {"lead": lead.pk, "related": related.pk}
         _record(related.pk, UNLINKED, text, payload, None)
         _record(lead.pk, UNLINKED, text, payload, None)

@@ -16,9 +16,11 @@ from console.errors import DomainError
 from console.permissions import require
 from console.service_accounts import is_service_account
 from console.surface import current_surface
+from console.texts import msg
 from incidents import permissions as perms
 from incidents.models import Incident, Severity, TimelineEvent, TimelineEventType
 from incidents.selectors import incident_for_update
+from incidents.texts import event_say, event_say_more
 
 NO_COMMANDER = "no_commander"
 # Resolving one of these with nobody in command is confirmed first: someone should
@@ -35,21 +37,31 @@ class NoCommander(DomainError):
 def commander_change(
     incident: Incident, *, actor: User, new: User | None, verb: str
 ) -> TimelineEvent:
-    """Set the (locked) incident's commander and write the timeline entry."""
+    """Set the (locked) incident's commander and write the timeline entry. `verb`:
+    "took", "took_by_ack" or "set" (incidents/texts.py)."""
     old = incident.commander
     incident.commander = new
     incident.save(update_fields=["commander", "updated_at"])
     old_name = old.get_username() if old else None
     new_name = new.get_username() if new else None
-    return TimelineEvent.objects.create(
+    nobody = msg("incidents.word.nobody")
+    event = TimelineEvent(
         incident=incident,
         kind=TimelineEventType.COMMANDER_CHANGED,
         occurred_at=timezone.now(),
         actor=actor,
         source=current_surface(),
-        message=f"{actor.get_username()} {verb}: {old_name or 'nobody'} → {new_name or 'nobody'}.",
         payload={"from": old_name, "to": new_name},
     )
+    said = msg(
+        f"incidents.commander.{verb}",
+        actor=actor.get_username(),
+        to=new_name or nobody,
+        **{"from": old_name or nobody},
+    )
+    event_say(event, said)
+    event.save()
+    return event
 
 
 def command_on_acknowledge(incident: Incident, *, actor: User) -> TimelineEvent | None:
@@ -59,7 +71,7 @@ def command_on_acknowledge(incident: Incident, *, actor: User) -> TimelineEvent 
         return None
     if not (actor.is_active and actor.has_perm(perms.TAKE_COMMAND)):
         return None
-    return commander_change(incident, actor=actor, new=actor, verb="took command by acknowledging")
+    return commander_change(incident, actor=actor, new=actor, verb="took_by_ack")
 
 
 def no_commander_check(incident: Incident, event: TimelineEvent, *, confirm: bool) -> None:
@@ -76,8 +88,8 @@ def no_commander_check(incident: Incident, event: TimelineEvent, *, confirm: boo
             ),
             params={"id": incident.pk, "severity": incident.severity},
         )
-    event.message = f"{event.message} (resolved with nobody in command, confirmed)"
     event.payload = {**event.payload, "no_commander": True}
+    event_say_more(event, msg("incidents.status.no_commander"))
 
 
 @transaction.atomic
@@ -108,6 +120,6 @@ def incident_commander_set(*, incident_id: int, actor: User, commander_id: int |
                 code="invalid",
                 params={"name": new.get_username()},
             )
-    verb = "took command" if taking_free_seat else "set the commander"
+    verb = "took" if taking_free_seat else "set"
     commander_change(incident, actor=actor, new=new, verb=verb)
     return incident

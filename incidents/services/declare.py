@@ -25,10 +25,10 @@ from django.utils.translation import gettext_lazy, gettext_noop
 from console.errors import DomainError
 from console.permissions import require
 from console.surface import current_surface
+from console.texts import msg
 from incidents import permissions as perms
 from incidents.models import Incident, IncidentStatus, Severity, TimelineEventType
 from incidents.services.timeline import MESSAGE_MAX_CHARS, incident_event_record
-from incidents.timeline_text import OPENED_PREFIX
 
 # Responders may declare (console/roles.py gives the permission to the responder role).
 DECLARE = perms.DECLARE
@@ -183,12 +183,12 @@ def incident_declare(
     )
     surface = current_surface()
     who = actor.get_username()
-    # The message is the opening line ingest writes (reworded per language on display);
+    # The message is the opening line ingest writes (worded in each reader's language);
     # who and where are the event's actor and source, and in the payload for readers.
     incident_event_record(
         incident_id=incident.pk,
         kind=TimelineEventType.INCIDENT_OPENED,
-        message=f"{OPENED_PREFIX}{title}",
+        message=msg("incidents.opened", title=title),
         payload={
             "grouping_key": incident.grouping_key,
             "declared": True,

@@ -15,13 +15,14 @@ from collections.abc import Mapping
 
 from django.contrib.auth.models import User
 from django.db import transaction
-from django.utils import timezone, translation
+from django.utils import timezone
 from django.utils.functional import Promise, lazy
 from django.utils.translation import gettext_lazy, gettext_noop, ngettext
 
 from console.errors import DomainError
 from console.permissions import require
 from console.surface import current_surface
+from console.texts import msg
 from incidents import permissions as perms
 from incidents.models import (
     Alert,
@@ -33,6 +34,7 @@ from incidents.models import (
 )
 from incidents.selectors import incident_for_update
 from incidents.services.command import command_on_acknowledge, no_commander_check
+from incidents.texts import event_say_more
 from incidents.transitions import apply_transition, status_word
 
 NOTE_MAX_CHARS = 10_000
@@ -184,10 +186,18 @@ def _confirmed_while_firing(
             alerts=names,
             count=count,
         )
-    with translation.override(None):  # the timeline is stored once, in English
-        firing = _firing_text(names, count)
-    event.message = f"{reason} (confirmed with {firing})"
+    shown = ", ".join(names)
+    if count > len(names):
+        said = msg(
+            "incidents.status.confirmed_firing_more",
+            count=count,
+            names=shown,
+            more=count - len(names),
+        )
+    else:
+        said = msg("incidents.status.confirmed_firing", count=count, names=shown)
     event.payload = {**event.payload, "confirmed_firing": {"count": count, "alerts": names}}
+    event_say_more(event, said)
 
 
 @transaction.atomic

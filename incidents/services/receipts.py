@@ -12,6 +12,7 @@ from django.utils.translation import gettext_lazy, gettext_noop
 
 from console.errors import DomainError
 from console.permissions import require
+from console.texts import msg
 from incidents import permissions as perms
 
 # cycle: tasks imports these services; the module, its task looked up when called.
@@ -95,6 +96,7 @@ def webhook_receipt_replay(*, receipt_id: int, actor_id: int | None = None) -> W
         )
     result: IngestResult = alerts_ingest(payload=payload, meta=meta)
     replayed = WebhookReceipt.objects.get(pk=result.receipt_id)
+    said = msg("incidents.receipt.replayed", receipt=original.pk, replay=replayed.pk)
     with transaction.atomic():
         events = TimelineEvent.objects.bulk_create(
             TimelineEvent(
@@ -103,8 +105,8 @@ def webhook_receipt_replay(*, receipt_id: int, actor_id: int | None = None) -> W
                 occurred_at=timezone.now(),
                 actor_id=actor_id,
                 source="console",
-                message=f"Webhook body #{original.pk} replayed (receipt #{replayed.pk}).",
-                payload={"receipt": original.pk, "replay": replayed.pk},
+                message=said.english,
+                payload={"receipt": original.pk, "replay": replayed.pk, "msg": said.stored},
             )
             for incident_id in result.incidents
         )

@@ -18,11 +18,13 @@ from django.utils.translation import gettext_lazy, gettext_noop
 from console.errors import DomainError
 from console.permissions import require
 from console.surface import current_surface
+from console.texts import Msg, msg
 from incidents import permissions as perms
 from incidents.models import Incident, TimelineEvent, TimelineEventType
 from incidents.rules import RUNBOOK_SLUG_RULE, is_runbook_slug
 from incidents.selectors import incident_for_update
 from incidents.services.lifecycle import REASON_MAX_CHARS, _clean_text
+from incidents.texts import event_say
 from incidents.timeline_kinds import timeline_kind_known
 from incidents.timeline_signal import timeline_announce
 
@@ -57,20 +59,23 @@ def incident_runbook_set(*, incident_id: int, actor: User, slug: str, reason: st
         raise DomainError(gettext_noop("No runbook is set."), code="unchanged")
     incident.runbook = slug
     incident.save(update_fields=["runbook", "updated_at"])
-    message = (
-        f"Runbook changed from {old or '(matched by alert)'} to {slug or '(matched by alert)'}"
-    )
+    by_alert = msg("incidents.runbook.matched_by_alert")
+    params: dict[str, Any] = {"from": old or by_alert, "to": slug or by_alert}
     if reason:
-        message += f": {reason}"
-    TimelineEvent.objects.create(
+        said = msg("incidents.runbook.changed.reason", reason=reason, **params)
+    else:
+        said = msg("incidents.runbook.changed", **params)
+    # Not incident_event_record: a reason of REASON_MAX_CHARS makes a longer line.
+    event = TimelineEvent(
         incident=incident,
         kind=TimelineEventType.RUNBOOK_CHANGED,
         occurred_at=timezone.now(),
         actor=actor,
         source=current_surface(),
-        message=message,
         payload={"from": old, "to": slug},
     )
+    event_say(event, said)
+    event.save()
     return incident
 
 
@@ -80,7 +85,7 @@ def incident_event_add(
     incident_id: int,
     actor: User,
     kind: str,
-    message: str,
+    message: str | Msg,
     payload: dict[str, Any],
     perm: str,
     what: str | Promise = "do this",
@@ -104,7 +109,7 @@ def incident_event_record(
     *,
     incident_id: int,
     kind: str,
-    message: str,
+    message: str | Msg,
     payload: dict[str, Any],
     actor: User | None = None,
     source: str = "system",
@@ -112,14 +117,16 @@ def incident_event_record(
     """Append one event on behalf of a caller that has already checked permissions (a
     higher app's service, or a worker acting for a run someone was allowed to request).
     Runs inside the caller's transaction so the event and the change commit together.
-    `kind` must be registered (incidents.timeline_kinds) by the app that writes it."""
+    `kind` must be registered (incidents.timeline_kinds) by the app that writes it.
+    A `Msg` message is stored as its English words and, in `payload["msg"]`, its parts,
+    so every reader sees it in their language (incidents/timeline_text.py)."""
     event = _event(incident_id, kind, message, payload, actor, source)
     event.save()  # announces itself (post_save above)
     return event
 
 
 def incident_events_record(
-    *, events: Sequence[tuple[int, str, str, dict[str, Any]]], source: str = "system"
+    *, events: Sequence[tuple[int, str, str | Msg, dict[str, Any]]], source: str = "system"
 ) -> list[TimelineEvent]:
     """incident_event_record for many (incident id, kind, message, payload) at once, in
     one INSERT: a worker posting a batch (auto-triage) pays one round trip, not one each.
@@ -133,7 +140,7 @@ def incident_events_record(
 def _event(
     incident_id: int,
     kind: str,
-    message: str,
+    message: str | Msg,
     payload: dict[str, Any],
     actor: User | None,
     source: str,
@@ -144,6 +151,10 @@ def _event(
             code="invalid",
             params={"kind": repr(kind)},
         )
+    payload = dict(payload or {})
+    if isinstance(message, Msg):
+        payload["msg"] = message.stored
+        message = message.english
     message = _clean_text(message, limit=MESSAGE_MAX_CHARS, what="message", required=True)
     return TimelineEvent(
         incident_id=incident_id,
@@ -152,5 +163,5 @@ def _event(
         actor=actor,
         source=source,
         message=message,
-        payload=dict(payload or {}),
+        payload=payload,
     )

@@ -28,6 +28,7 @@ from django.utils.translation import gettext, gettext_lazy, gettext_noop
 from console.errors import DomainError, NotFound
 from console.permissions import require
 from console.surface import current_surface
+from console.texts import Msg, msg
 from incidents import permissions as perms
 from incidents.models import Alert, Incident, TimelineEventType
 from incidents.selectors import incident_for_update, incident_get
@@ -70,6 +71,16 @@ def duration_words(minutes: int) -> str:
 _duration_lazy = lazy(duration_words, str)
 
 
+def duration_msg(minutes: int) -> Msg:
+    """duration_text as a phrase of a stored text (the same words as duration_words)."""
+    hours, rest = divmod(minutes, 60)
+    if hours and rest:
+        return msg("incidents.duration.hm", hours=hours, minutes=rest)
+    if hours:
+        return msg("incidents.duration.h", hours=hours)
+    return msg("incidents.duration.m", minutes=rest)
+
+
 def _utc(at: datetime) -> str:
     return f"{at.astimezone(UTC):%Y-%m-%d %H:%M} UTC"
 
@@ -84,7 +95,7 @@ def alert_matchers(alert: Alert) -> list[Matcher]:
     ]
 
 
-def _scope(*, incident_id: int, alert_id: int | None) -> tuple[list[tuple[Matcher, ...]], str, str]:
+def _scope(*, incident_id: int, alert_id: int | None) -> tuple[list[tuple[Matcher, ...]], str, Msg]:
     """(the silences to create, each its matchers; scope; words for the timeline)."""
     if alert_id is None:
         found = scope_of.group_silences(scope_of.incident_scope(incident_id=incident_id))
@@ -108,7 +119,7 @@ def _scope(*, incident_id: int, alert_id: int | None) -> tuple[list[tuple[Matche
                     "max": scope_of.MAX_GROUP_SILENCES,
                 },
             )
-        return found, "group", "the whole group"
+        return found, "group", msg("incidents.silence.scope.group")
     alert = Alert.objects.filter(pk=alert_id, incident_id=incident_id).first()
     if alert is None:
         raise DomainError(
@@ -116,12 +127,16 @@ def _scope(*, incident_id: int, alert_id: int | None) -> tuple[list[tuple[Matche
             code="invalid",
             params={"alert": alert_id, "incident": incident_id},
         )
-    return [tuple(alert_matchers(alert))], "alert", f"alert {alert.alertname}"
+    return (
+        [tuple(alert_matchers(alert))],
+        "alert",
+        msg("incidents.silence.scope.alert", name=alert.alertname),
+    )
 
 
 @transaction.atomic
 def _record(
-    *, incident_id: int, actor: User, kind: str, entries: list[tuple[str, dict[str, Any]]]
+    *, incident_id: int, actor: User, kind: str, entries: list[tuple[Msg, dict[str, Any]]]
 ) -> None:
     """Write the (message, payload) entries in one short transaction: all or none."""
     incident_for_update(incident_id=incident_id)  # keeps one incident's events in order
@@ -207,7 +222,7 @@ def incident_silence_create(
                 scope=scope,
                 scope_words=scope_words
                 if len(made) == 1
-                else f"{scope_words} ({n} of {len(made)})",
+                else msg("incidents.silence.scope.part", scope=scope_words, n=n, total=len(made)),
                 alert_id=alert_id,
                 duration_minutes=duration_minutes,
             )
@@ -235,12 +250,15 @@ def incident_silence_create(
 
 
 def _created_entry(
-    silence: Silence, *, scope: str, scope_words: str, alert_id: int | None, duration_minutes: int
-) -> tuple[str, dict[str, Any]]:
-    message = (
-        f"Silenced {scope_words} in Alertmanager for {duration_text(duration_minutes)}, "
-        f"until {_utc(silence.ends_at)}, matching {_matchers_text(silence)}. "
-        f"Silence {silence.id}."
+    silence: Silence, *, scope: str, scope_words: Msg, alert_id: int | None, duration_minutes: int
+) -> tuple[Msg, dict[str, Any]]:
+    message = msg(
+        "incidents.silence.created",
+        scope=scope_words,
+        duration=duration_msg(duration_minutes),
+        until=_utc(silence.ends_at),
+        matchers=_matchers_text(silence),
+        id=silence.id,
     )
     payload = {
         "silence_id": silence.id,
@@ -325,17 +343,17 @@ def incident_silence_expire(
         raise scope_of.ConfirmationRequired(silence=silence, reasons=reasons)
     silences.silence_delete(silence_id)
     now = timezone.now()
-    confirmed = (
-        f" Confirmed by {actor.get_username()}: "
-        + " and ".join(_REASON_WORDS[r] for r in reasons)
-        + "."
-        if reasons
-        else ""
+    said = msg(
+        "incidents.silence.expired",
+        id=silence_id,
+        until=_utc(silence.ends_at),
+        by=silence.created_by or msg("incidents.silence.nobody_named"),
+        matchers=_matchers_text(silence),
     )
+    if reasons:
+        said += _confirmed(actor.get_username(), reasons)
     entry = (
-        f"Expired silence {silence_id} early (it ran until {_utc(silence.ends_at)}, "
-        f"created by {silence.created_by or 'nobody named'}), matching "
-        f"{_matchers_text(silence)}.{confirmed}",
+        said,
         {
             "silence_id": silence_id,
             "was_ends_at": silence.ends_at.isoformat(),
@@ -355,8 +373,15 @@ def incident_silence_expire(
     return replace(mine, silence=silences.expired_copy(silence, at=now))
 
 
-# Stored in English, as every entry the console writes.
-_REASON_WORDS = {
-    scope_of.NOT_CREATED_HERE: "it was not created from this incident in the console",
-    scope_of.BROADER: "it matches alerts outside this incident",
+# Why expiring needed a confirmation, as the timeline says it (incidents/texts.py).
+_REASON_IDS = {
+    scope_of.NOT_CREATED_HERE: "incidents.silence.not_created_here",
+    scope_of.BROADER: "incidents.silence.broader",
 }
+
+
+def _confirmed(actor: str, reasons: list[str]) -> Msg:
+    words = [msg(_REASON_IDS[r]) for r in reasons]
+    if len(words) == 1:
+        return msg("incidents.silence.confirmed", actor=actor, reason=words[0])
+    return msg("incidents.silence.confirmed_both", actor=actor, first=words[0], second=words[1])

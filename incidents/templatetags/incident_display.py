@@ -118,3 +118,12 @@ def timeline_line(event) -> str:
     """The event's message in the viewer's language where the console wrote it
     (incidents/timeline_text.py); as stored otherwise."""
     return timeline_text(event.kind, event.message, event.payload)
+
+
+@register.filter
+def declared(incident) -> bool:
+    """Declared by hand (services/declare.py), not opened by an alert: its page says
+    "the incident", never "the alert", where it explains labels."""
+    from incidents.services.declare import GROUPING_PREFIX
+
+    return str(getattr(incident, "grouping_key", "") or "").startswith(GROUPING_PREFIX)

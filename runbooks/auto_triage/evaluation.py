@@ -20,6 +20,7 @@ from typing import Any
 
 from django.db import connection, transaction
 
+from console.texts import Msg, msg
 from incidents.models import OPEN_STATUSES, Incident, TimelineEvent
 from incidents.selectors import incidents_lock
 from incidents.services import incident_events_record
@@ -78,13 +79,15 @@ def _number(value: float | None, unit: str) -> str:
     return "no value" if value is None else f"{value:.4g}{' ' + unit if unit else ''}"
 
 
-def _entry(result: TriageResult, actions: list[RecommendedAction]) -> tuple[str, dict[str, Any]]:
+def _entry(
+    result: TriageResult, actions: list[RecommendedAction]
+) -> tuple[str | Msg, dict[str, Any]]:
     """The timeline message and payload for one evaluation."""
     if result.prometheus_error:
-        message = (
-            f"Auto-triage ({result.runbook_slug}) could not ask Prometheus: "
-            f"{result.prometheus_error}. It tries again every minute and posts when it "
-            "answers; the runbook's steps still apply."
+        message = msg(
+            "runbooks.auto_triage.prometheus_error",
+            runbook=result.runbook_slug,
+            error=result.prometheus_error,
         )
         return message, {"runbook": result.runbook_slug, "branch": "",
                          "prometheus_error": result.prometheus_error}  # fmt: skip

@@ -52,7 +52,16 @@ ALERT_FIELDS = {
     "am_silenced_by",
     "am_checked_at",
 }
-EVENT_FIELDS = {"id", "kind", "occurred_at", "actor", "source", "message", "payload"}
+EVENT_FIELDS = {
+    "id",
+    "kind",
+    "occurred_at",
+    "actor",
+    "source",
+    "message",
+    "message_i18n",
+    "payload",
+}
 
 
 def detail_url(incident_id: int, action: str = "") -> str:
@@ -379,9 +388,13 @@ def test_full_lifecycle_answers_the_incident(api_as, ingest):
     still_firing = "1 alert still firing: VLLMHighTTFT (pod=vllm-chat-0)"
     assert changes == [
         ("rita", "acknowledged", "Incident acknowledged."),
-        ("rita", "mitigated", f"Scaled vllm-chat to 6. (confirmed with {still_firing})"),
-        ("carl", "resolved", f"Over. (confirmed with {still_firing})"),
-        ("carl", "triggered", "TTFT is back up."),
+        (
+            "rita",
+            "mitigated",
+            f"Incident mitigated: Scaled vllm-chat to 6. (confirmed with {still_firing})",
+        ),
+        ("carl", "resolved", f"Incident resolved: Over. (confirmed with {still_firing})"),
+        ("carl", "triggered", "Incident reopened: TTFT is back up."),
     ]
 
 
@@ -502,7 +515,10 @@ def test_responder_takes_command_of_an_unowned_incident(api_as, ingest):
     assert r.json()["commander"] == "rita"
     events = rita.get(detail_url(incident_id, "timeline")).json()["results"]
     assert events[-1]["kind"] == "commander_changed"
-    assert events[-1]["payload"] == {"from": None, "to": "rita"}
+    assert {k: v for k, v in events[-1]["payload"].items() if k != "msg"} == {
+        "from": None,
+        "to": "rita",
+    }
 
 
 def test_responder_cannot_take_over_or_assign(api_as, ingest):

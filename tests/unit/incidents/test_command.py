@@ -38,7 +38,10 @@ def test_the_first_acknowledgement_makes_that_person_the_commander(make_user):
     incident.refresh_from_db()
     assert incident.commander == rita
     (event,) = commander_events(incident)
-    assert (event.actor, event.payload) == (rita, {"from": None, "to": "rita"})
+    assert (event.actor, {k: v for k, v in event.payload.items() if k != "msg"}) == (
+        rita,
+        {"from": None, "to": "rita"},
+    )
     assert event.message == "rita took command by acknowledging: nobody → rita."
 
 
@@ -106,7 +109,7 @@ def test_the_api_answers_409_naming_the_confirmation(make_user):
     r = client.post(url, {"reason": "over", "confirm_no_commander": True}, format="json")
     assert (r.status_code, r.json()["status"]) == (200, "resolved")
     event = incident.events.get(kind="status_changed")
-    assert event.message == "over (resolved with nobody in command, confirmed)"
+    assert event.message == "Incident resolved: over (resolved with nobody in command, confirmed)"
 
 
 # --- the page and the list ------------------------------------------------------------

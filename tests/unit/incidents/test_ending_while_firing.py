@@ -72,7 +72,7 @@ def test_firing_alerts_refuse_the_move_until_confirmed_with_a_reason(
     assert incident.status == verb
     (event,) = status_events(incident)
     assert event.message.startswith(
-        "traffic drained to vllm-long (confirmed with 2 alerts still firing: "
+        f"Incident {verb}: traffic drained to vllm-long (confirmed with 2 alerts still firing: "
     )
     assert event.payload["to"] == verb
     assert event.payload["confirmed_firing"]["count"] == 2
@@ -159,7 +159,7 @@ def test_api_answers_409_alerts_firing_then_takes_the_confirmation(make_user, ac
     assert r.status_code == 200, r.content
     assert r.json()["status"] == incident.__class__.objects.get(pk=incident.pk).status
     (event,) = status_events(incident)
-    assert event.message.startswith("alert lags the fix (confirmed with 1 alert still firing")
+    assert ": alert lags the fix (confirmed with 1 alert still firing" in event.message
 
 
 def test_the_schema_documents_confirm_and_the_409(make_user, client):
@@ -201,7 +201,9 @@ def test_the_button_opens_a_confirm_form_whose_answer_resolves(client, make_user
     incident.refresh_from_db()
     assert incident.status == "resolved"
     (event,) = status_events(incident)
-    assert event.message.startswith("queue drained (confirmed with 2 alerts still firing")
+    assert event.message.startswith(
+        "Incident resolved: queue drained (confirmed with 2 alerts still firing"
+    )
 
 
 def test_without_htmx_the_confirmation_is_a_page_and_mitigate_works_the_same(client, make_user):

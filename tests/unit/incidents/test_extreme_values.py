@@ -230,7 +230,7 @@ def _every_page_renders(client, incident) -> None:
     from postmortems.models import Postmortem
 
     pk = incident.pk
-    draft = client.post(reverse("postmortems_api:draft", args=[pk]))
+    draft = client.post(reverse("postmortems_api:draft", args=[pk]), {}, "application/json")
     assert draft.status_code in (200, 201), draft.content[:300]
     pm = Postmortem.objects.get(incident=incident)
     urls = [

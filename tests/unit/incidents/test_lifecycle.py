@@ -30,7 +30,7 @@ def test_acknowledge_mitigate_resolve_set_each_timestamp_once(make_user):
     events = [e for e in events if e.kind == "status_changed"]  # acknowledging took command
     assert [e.payload["to"] for e in events] == ["acknowledged", "mitigated", "resolved"]
     assert [e.actor for e in events] == [responder, responder, commander]
-    assert events[1].message == "scaled vllm-chat"
+    assert events[1].message == "Incident mitigated: scaled vllm-chat"
 
 
 def test_resolve_without_ack_counts_as_acknowledged(make_user):

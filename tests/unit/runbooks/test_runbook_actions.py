@@ -44,7 +44,10 @@ def test_change_runbook_writes_it_and_a_timeline_event(post_webhook, responder):
     incident.refresh_from_db()
     assert incident.runbook == "nccl-hang"
     (event,) = events(incident, K.RUNBOOK_CHANGED)
-    assert event.payload == {"from": "ttft-spike", "to": "nccl-hang"}
+    assert {k: v for k, v in event.payload.items() if k != "msg"} == {
+        "from": "ttft-spike",
+        "to": "nccl-hang",
+    }
     assert event.actor == responder
 
 
@@ -94,7 +97,10 @@ def test_step_check_off_once_and_only_known_steps(post_webhook, responder, viewe
     incident = ingest(post_webhook, [alert()])
     event = services.runbook_step_check(incident_id=incident.pk, actor=responder, step="triage")
     assert event.message == "Runbook step done: Triage"
-    assert event.payload == {"runbook": "ttft-spike", "step": "triage"}
+    assert {k: v for k, v in event.payload.items() if k != "msg"} == {
+        "runbook": "ttft-spike",
+        "step": "triage",
+    }
     with pytest.raises(DomainError, match="already checked off"):
         services.runbook_step_check(incident_id=incident.pk, actor=responder, step="triage")
     with pytest.raises(DomainError, match="not a runbook step"):
