@@ -15,6 +15,7 @@ from actions.kinds import ActionError
 from actions.rbac import missing_permissions
 from console.liveness.heartbeat import consumed_queues
 from console.queues import ACTIONS
+from console.texts import StoredParts, render
 
 log = logging.getLogger(__name__)
 CACHE_KEY = "actions:kubernetes-access"
@@ -30,13 +31,14 @@ class Access:
     # `detail`, Kubernetes' own words), "missing" (see `missing`), or "" when ok.
     problem: str = ""
     detail: str = ""
+    detail_msg: StoredParts | None = None  # `detail` as parts, worded for the viewer
 
     @property
     def shown(self) -> str:
         """`message` in the viewer's language (the cached result is shared by all)."""
         if self.problem == "unreachable":
             return gettext("The console cannot reach Kubernetes: %(detail)s") % {
-                "detail": self.detail
+                "detail": render(self.detail_msg, fallback=self.detail)
             }
         if self.problem == "missing":
             count = len(self.missing)
@@ -61,6 +63,7 @@ def kubernetes_access_check() -> Access:
             f"The console cannot reach Kubernetes: {exc.message}",
             problem="unreachable",
             detail=exc.message,
+            detail_msg=exc.said.stored,
         )
     if missing:
         return Access(

@@ -15,6 +15,7 @@ class ActionsConfig(AppConfig):
 
     def ready(self) -> None:
         # registry: models load after apps are ready
+        from actions import texts  # noqa: F401  (registry: the "actions.*" message ids)
         from actions.access import log_access_at_worker_start
         from actions.recommended import recommended_actions
         from actions.related import lead_action_runs

@@ -23,7 +23,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from actions.audit import run_record
+from actions.audit import run_record, run_text_set
 from actions.dispatch import ACTION_RUN_EXECUTE, task_send
 from actions.guard.services import guard_watch_start
 from actions.k8s import KubeApi, kube_api
@@ -39,9 +39,14 @@ from actions.kinds import (
 from actions.models import ActionRun, ActionRunStatus
 from actions.preview import run_context as _context
 from actions.revisions import CONFIGMAP_KINDS, config_seen
+from console.texts import Msg, msg
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
+
+
+def _read_target() -> Msg:
+    return msg("actions.step.read_target")
 
 
 def worker_identity() -> str:
@@ -81,7 +86,7 @@ def _claim(run_id: int, worker: str) -> tuple[ActionRun, bool] | None:
         run_record(
             run,
             to=ActionRunStatus.RUNNING,
-            message="Started by the worker",
+            message=msg("actions.run.started"),
             fields=("started_at", "claimed_by", "lease_expires_at", "attempts"),
         )
         return run, False
@@ -94,18 +99,21 @@ def _claim(run_id: int, worker: str) -> tuple[ActionRun, bool] | None:
     run.claimed_by, run.lease_expires_at = worker, now + _lease()
     run.attempts += 1
     if run.attempts > settings.ACTIONS_MAX_ATTEMPTS:
-        _fail(run, "lost", f"The worker running it was lost {run.attempts - 1} times; gave up.")
+        _fail(run, "lost", msg("actions.error.lost", count=run.attempts - 1))
         return None
     run_record(
         run,
-        message=f"Resumed after the worker {previous or '(unknown)'} was lost",
+        message=msg("actions.run.resumed", worker=previous)
+        if previous
+        else msg("actions.run.resumed_unknown"),
         fields=("claimed_by", "lease_expires_at", "attempts"),
     )
     return run, True
 
 
-def _retrying(what: str, run: ActionRun, call: Callable[[], T]) -> T:
-    """Run a Kubernetes call, retrying timeouts and 5xx with exponential backoff."""
+def _retrying(what: Msg, run: ActionRun, call: Callable[[], T]) -> T:
+    """Run a Kubernetes call, retrying timeouts and 5xx with exponential backoff. `what`
+    names the step ("read the target")."""
     tries = settings.ACTIONS_TRANSIENT_RETRIES
     delay = settings.ACTIONS_RETRY_BACKOFF_SECONDS
     for attempt in range(1, tries + 1):
@@ -114,16 +122,18 @@ def _retrying(what: str, run: ActionRun, call: Callable[[], T]) -> T:
         except Transient as exc:
             if attempt == tries:
                 raise Transient(
-                    f"Kubernetes API unavailable while trying to {what}, after {tries} "
-                    f"attempts: {exc.message}"
+                    msg("actions.error.unavailable", what=what, tries=tries, detail=exc.said)
                 ) from exc
             with transaction.atomic():
-                run_record(
-                    run,
-                    message=f"Retrying {what} in {delay:g}s (attempt {attempt}/{tries}): "
-                    f"{exc.message}",
-                    timeline=False,
+                retrying = msg(
+                    "actions.run.retrying",
+                    what=what,
+                    delay=f"{delay:g}",
+                    attempt=attempt,
+                    tries=tries,
+                    detail=exc.said,
                 )
+                run_record(run, message=retrying, timeline=False)
             time.sleep(delay)
             delay *= 2
     raise AssertionError("unreachable")
@@ -145,7 +155,7 @@ def _atomic(run: ActionRun) -> Iterator[None]:
 
 def _save(
     run: ActionRun,
-    message: str,
+    message: Msg,
     *,
     fields: tuple[str, ...],
     timeline: bool = True,
@@ -155,39 +165,49 @@ def _save(
         run_record(run, message=message, fields=fields, timeline=timeline, to=to)
 
 
-def _fail(run: ActionRun, code: str, reason: str) -> None:
-    run.error, run.error_code, run.finished_at = reason, code, timezone.now()
+def _fail(run: ActionRun, code: str, reason: Msg) -> None:
+    run_text_set(run, "error", reason)
+    run.error_code, run.finished_at = code, timezone.now()
     run.lease_expires_at = None
     run_record(
         run,
         to=ActionRunStatus.FAILED,
-        message=f"Failed: {reason}",
+        message=msg("actions.run.failed", reason=reason),
         payload={"error_code": code},
-        fields=("error", "error_code", "finished_at", "lease_expires_at"),
+        fields=("error", "error_code", "finished_at", "lease_expires_at", "texts"),
     )
 
 
-def _succeed(run: ActionRun, after: Snapshot | None, detail: str, note: str = "") -> None:
+# How a success came about: the id of its audit and timeline line.
+SUCCEEDED = "actions.run.succeeded"
+LANDED = "actions.run.succeeded_landed"  # a conflict's retry found the earlier write
+RESUMED = "actions.run.succeeded_resumed"  # a resumed run found the lost worker's write
+
+
+def _succeed(run: ActionRun, after: Snapshot | None, detail: Msg, how: str = SUCCEEDED) -> None:
     run.after = after.as_dict() if after else run.after
-    run.verification, run.finished_at, run.lease_expires_at = detail[:500], timezone.now(), None
-    summary = (run.plan or {}).get("summary", "")
+    run_text_set(run, "verification", detail, limit=500)
+    run.finished_at, run.lease_expires_at = timezone.now(), None
+    plan = Plan.from_dict(run.plan or {})
     run_record(
         run,
         to=ActionRunStatus.SUCCEEDED,
         # The before/after states are on the run's page; the timeline gets the words.
-        message=f"Succeeded{note}: {summary}; read back: {detail}" if summary else detail,
-        fields=("after", "verification", "finished_at", "lease_expires_at"),
+        message=msg(how, summary=plan.summary_said, detail=detail) if plan.summary else detail,
+        fields=("after", "verification", "finished_at", "lease_expires_at", "texts"),
     )
     # In the same transaction: a succeeded change is never left unwatched.
     guard_watch_start(run=run)
 
 
-def _verify(run: ActionRun, action: ActionKind, api: KubeApi, plan: Plan) -> tuple[bool, str]:
+def _verify(run: ActionRun, action: ActionKind, api: KubeApi, plan: Plan) -> tuple[bool, Msg]:
     """Read back until the desired state holds or ACTIONS_VERIFY_SECONDS pass (a recreated
     pod or a rolled group takes the controller a moment)."""
     deadline = time.monotonic() + settings.ACTIONS_VERIFY_SECONDS
     while True:
-        ok, detail = _retrying("read back", run, lambda: action.verify(api, run.params, plan))
+        ok, detail = _retrying(
+            msg("actions.step.read_back"), run, lambda: action.verify(api, run.params, plan)
+        )
         if ok or time.monotonic() >= deadline:
             return ok, detail
         time.sleep(settings.ACTIONS_VERIFY_INTERVAL_SECONDS)
@@ -200,55 +220,66 @@ def _apply(run: ActionRun, action: ActionKind, api: KubeApi) -> None:
     conflicts = settings.ACTIONS_CONFLICT_RETRIES
     previous: tuple[Snapshot, Plan] | None = None
     for attempt in range(conflicts + 1):
-        current = _retrying("read the target", run, lambda: action.read(api, run.params))
+        current = _retrying(_read_target(), run, lambda: action.read(api, run.params))
         if previous is not None and action.already_applied(current, *previous):
-            _finish(run, action, api, previous[1], current, note=" (the earlier write landed)")
+            _finish(run, action, api, previous[1], current, how=LANDED)
             return
         if action.name in CONFIGMAP_KINDS:
             config_seen(api, run.params, reason=f"before run #{run.pk}", run=run, snap=current)
         plan = action.plan(current, run.params, ctx)
         run.before, run.plan, run.phase = current.as_dict(), plan.as_dict(), "applying"
-        _save(run, f"Applying: {plan.summary}", fields=("before", "plan", "phase"))
+        applying = msg("actions.run.applying", summary=plan.summary_said)
+        _save(run, applying, fields=("before", "plan", "phase"))
         if plan.desired == current.state:
-            _succeed_locked(run, current, "already in the desired state; nothing was written")
+            _succeed_locked(run, current, msg("actions.run.nothing_written"))
             return
+        write = partial(action.apply, api, run.params, current, plan)
         try:
-            after = _retrying("write", run, partial(action.apply, api, run.params, current, plan))
+            after = _retrying(msg("actions.step.write"), run, write)
         except Conflict as exc:
             previous = (current, plan)
             if attempt < conflicts:
-                _save(
-                    run,
-                    f"Conflict: {run.target} changed underneath ({exc.message}); re-reading "
-                    f"and re-checking guardrails (retry {attempt + 1}/{conflicts})",
-                    fields=(),
+                said = msg(
+                    "actions.run.conflict",
+                    target=run.target,
+                    detail=exc.said,
+                    retry=attempt + 1,
+                    retries=conflicts,
                 )
+                _save(run, said, fields=())
                 continue
             raise Conflict(
-                f"{run.target} kept changing underneath; gave up after {conflicts} retries."
+                msg("actions.error.kept_changing", target=run.target, retries=conflicts)
             ) from exc
         _finish(run, action, api, plan, after)
         return
 
 
-def _succeed_locked(run: ActionRun, after: Snapshot | None, detail: str, note: str = "") -> None:
+def _succeed_locked(
+    run: ActionRun, after: Snapshot | None, detail: Msg, how: str = SUCCEEDED
+) -> None:
     with _atomic(run):
-        _succeed(run, after, detail, note)
+        _succeed(run, after, detail, how)
 
 
 def _finish(
-    run: ActionRun, action: ActionKind, api: KubeApi, plan: Plan, after: Snapshot, note: str = ""
+    run: ActionRun,
+    action: ActionKind,
+    api: KubeApi,
+    plan: Plan,
+    after: Snapshot,
+    how: str = SUCCEEDED,
 ) -> None:
     run.after, run.phase = after.as_dict(), "verifying"
-    _save(run, "Written; reading back", fields=("after", "phase"), timeline=False)
+    _save(run, msg("actions.run.written"), fields=("after", "phase"), timeline=False)
     ok, detail = _verify(run, action, api, plan)
     if not ok:
         with _atomic(run):
-            _fail(run, "verify", f"read-back check failed: {detail}")
+            _fail(run, "verify", msg("actions.error.verify", detail=detail))
         return
     if action.name in CONFIGMAP_KINDS:
         config_seen(api, run.params, reason=f"after run #{run.pk}", run=run, snap=after)
-    _succeed_locked(run, after, detail, note)
+    _succeed_locked(run, after, detail, how)
 
 
 def _resume(run: ActionRun, action: ActionKind, api: KubeApi) -> None:
@@ -257,21 +288,20 @@ def _resume(run: ActionRun, action: ActionKind, api: KubeApi) -> None:
         _apply(run, action, api)  # it died before writing anything
         return
     before, plan = Snapshot.from_dict(run.before), Plan.from_dict(run.plan)
-    current = _retrying("read the target", run, lambda: action.read(api, run.params))
+    current = _retrying(_read_target(), run, lambda: action.read(api, run.params))
     if action.already_applied(current, before, plan):
-        _finish(run, action, api, plan, current, note=" (the write had landed before the loss)")
+        _finish(run, action, api, plan, current, how=RESUMED)
     elif current.resource_version == before.resource_version:
         _apply(run, action, api)  # nothing changed: the write never happened
     else:
         with _atomic(run):
-            _fail(
-                run,
-                "interrupted",
-                f"the worker was lost mid-run and {run.target} changed since (resourceVersion "
-                f"{before.resource_version} -> {current.resource_version}) without reaching "
-                "the planned state, so it was not applied again. Check the current state and "
-                "request a new run.",
+            said = msg(
+                "actions.error.interrupted",
+                target=run.target,
+                before=before.resource_version,
+                now=current.resource_version,
             )
+            _fail(run, "interrupted", said)
 
 
 def action_run_execute(*, run_id: int, worker: str | None = None) -> None:
@@ -286,15 +316,16 @@ def action_run_execute(*, run_id: int, worker: str | None = None) -> None:
     except ActionError as exc:
         with _atomic(run):
             code = type(exc).__name__.lower()
-            _fail(run, code, exc.message)
+            _fail(run, code, exc.said)
     except SoftTimeLimitExceeded:
         with _atomic(run):
-            _fail(run, "timeout", "the run exceeded its time limit")
+            _fail(run, "timeout", msg("actions.error.timeout"))
         raise
     except Exception as exc:  # the run must not stay "running" on a bug
         log.exception("action run %s crashed", run_id)
         with _atomic(run):
-            _fail(run, "internal", f"internal error: {type(exc).__name__}: {exc}"[:1000])
+            detail = f"{type(exc).__name__}: {exc}"[:1000]
+            _fail(run, "internal", msg("actions.error.internal", detail=detail))
 
 
 def action_runs_recover() -> int:

@@ -21,6 +21,7 @@ from kubernetes import client, config
 from kubernetes.client.rest import ApiException
 from kubernetes.config.config_exception import ConfigException
 
+from actions import texts  # noqa: F401  (registry: the ids below)
 from actions.kinds.base import (
     ActionError,
     Conflict,
@@ -31,6 +32,7 @@ from actions.kinds.base import (
     Transient,
 )
 from console.outgoing import DeadlineExceeded, deadline
+from console.texts import msg
 
 LWS_GROUP, LWS_VERSION, LWS_PLURAL = "leaderworkerset.x-k8s.io", "v1", "leaderworkersets"
 JSON_PATCH = "application/json-patch+json"
@@ -51,32 +53,27 @@ def translate(exc: ApiException, verb: str, resource: str, what: str) -> ActionE
     """An ApiException as the action error a human (and the retry policy) understands."""
     message = _status_message(exc)
     status = exc.status or 0
+    # Kubernetes' own words (`detail`) stay as it said them; ours are worded for the reader.
+    said = {"verb": verb, "resource": resource, "what": what, "detail": message}
     if status == 403:
-        return Forbidden(
-            f"Kubernetes refused to {verb} {resource} ({what}): the console worker's "
-            f"ServiceAccount lacks the permission '{verb} {resource}' (see "
-            f"deploy/k8s/rbac.yaml). API server: {message}"
-        )
+        return Forbidden(msg("actions.k8s.forbidden", **said))
     if status == 404:
-        return TargetNotFound(f"{what} not found: {message}")
+        return TargetNotFound(msg("actions.k8s.not_found", what=what, detail=message))
     if status == 409:
-        return Conflict(f"{what} changed since it was read; re-read and retry ({message})")
+        return Conflict(msg("actions.k8s.conflict", what=what, detail=message))
     if status == 422 and ("test failed" in message or "testing value" in message):
         # A JSON patch whose leading `test` op (resourceVersion, old value) did not hold:
         # the object moved under us, which is a conflict, not a bad request.
-        return Conflict(f"{what} changed since it was read; re-read and retry ({message})")
+        return Conflict(msg("actions.k8s.conflict", what=what, detail=message))
     if status == 422:
-        return Invalid(f"the API server rejected the change to {what} as invalid: {message}")
+        return Invalid(msg("actions.k8s.invalid", what=what, detail=message))
     if status == 401:
-        return ActionError(
-            f"Kubernetes rejected the console's credentials (401) on {verb} {resource}: "
-            "the token in KUBECONFIG is wrong or expired"
-        )
+        return ActionError(msg("actions.k8s.unauthorized", verb=verb, resource=resource))
     if status == 429 or status >= 500:
-        return Transient(f"Kubernetes API answered {status} on {verb} {resource}: {message}")
+        return Transient(msg("actions.k8s.answered", status=status, **said))
     if status == 0:  # the client's own failures, e.g. TLS
-        return ActionError(f"could not talk to the Kubernetes API ({verb} {resource}): {message}")
-    return ActionError(f"Kubernetes API answered {status} on {verb} {resource}: {message}")
+        return ActionError(msg("actions.k8s.no_talk", verb=verb, resource=resource, detail=message))
+    return ActionError(msg("actions.k8s.answered", status=status, **said))
 
 
 class KubeApi:
@@ -107,10 +104,7 @@ class KubeApi:
                 finally:
                     response.release_conn()
         except DeadlineExceeded:
-            raise Transient(
-                f"Kubernetes API at {self.host} did not answer within {self.timeout[1]:g} s "
-                f"({verb} {resource})"
-            ) from None
+            raise Transient(self._said("actions.k8s.deadline", verb, resource)) from None
         except ApiException as exc:
             raise translate(exc, verb, resource, what) from None
         except (urllib3.exceptions.HTTPError, OSError) as exc:
@@ -118,21 +112,22 @@ class KubeApi:
         try:
             return json.loads(body) if body else {}
         except ValueError:
-            raise Transient(
-                f"Kubernetes API at {self.host} sent a body that is not JSON ({verb} {resource})"
-            ) from None
+            raise Transient(self._said("actions.k8s.not_json", verb, resource)) from None
+
+    def _said(self, key: str, verb: str, resource: str, **more: str):
+        seconds = f"{self.timeout[1]:g}"
+        return msg(key, host=self.host, seconds=seconds, verb=verb, resource=resource, **more)
 
     def _network_error(self, exc: Exception, verb: str, resource: str) -> Transient:
         reason = getattr(exc, "reason", None) or exc
         # NewConnectionError subclasses ConnectTimeoutError in urllib3: test it first.
         if isinstance(reason, urllib3.exceptions.NewConnectionError | ConnectionError):
             detail = str(reason).split(": ", 1)[-1]  # drop urllib3's connection repr
-            what = f"could not be reached ({detail})"
-        elif isinstance(reason, urllib3.exceptions.TimeoutError | TimeoutError):
-            what = f"did not answer within {self.timeout[1]:g} s"
-        else:
-            what = f"failed: {type(reason).__name__}: {reason}"
-        return Transient(f"Kubernetes API at {self.host} {what} ({verb} {resource})")
+            return Transient(self._said("actions.k8s.unreachable", verb, resource, detail=detail))
+        if isinstance(reason, urllib3.exceptions.TimeoutError | TimeoutError):
+            return Transient(self._said("actions.k8s.deadline", verb, resource))
+        detail = f"{type(reason).__name__}: {reason}"
+        return Transient(self._said("actions.k8s.failed", verb, resource, detail=detail))
 
     # --- LeaderWorkerSets -------------------------------------------------------------
     def get_lws(self, namespace: str, name: str) -> dict:
@@ -247,10 +242,7 @@ def kube_api(kubeconfig: str | os.PathLike | None = None) -> KubeApi:
         try:
             version: tuple[int, ...] = (file.stat().st_mtime_ns, os.getpid())
         except OSError:
-            raise NotConfigured(
-                f"Kubernetes is not configured: KUBECONFIG={file} does not exist "
-                "(start the simulator, or point KUBECONFIG at your cluster's kubeconfig)"
-            ) from None
+            raise NotConfigured(msg("actions.k8s.no_file", file=str(file))) from None
         key: tuple[str, ...] = ("file", str(file))
 
         def load(cfg):
@@ -261,10 +253,7 @@ def kube_api(kubeconfig: str | os.PathLike | None = None) -> KubeApi:
         def load(cfg):
             config.load_incluster_config(client_configuration=cfg)
     else:
-        raise NotConfigured(
-            "Kubernetes is not configured: set KUBECONFIG to a kubeconfig file, or run the "
-            "worker inside the cluster with its ServiceAccount (deploy/k8s/rbac.yaml)"
-        )
+        raise NotConfigured(msg("actions.k8s.not_configured"))
     with _lock:
         cached = _cache.get(key)
         if cached is None or cached[0] != version:
@@ -273,7 +262,8 @@ def kube_api(kubeconfig: str | os.PathLike | None = None) -> KubeApi:
                 load(cfg)
             except (ConfigException, OSError, ValueError, TypeError) as exc:
                 where = key[-1]
-                raise ActionError(f"Kubernetes config {where} could not be loaded: {exc}") from exc
+                said = msg("actions.k8s.bad_config", where=where, detail=str(exc))
+                raise ActionError(said) from exc
             # No urllib3 retries: a retried PATCH after a read timeout could apply twice;
             # the run's task owns retries (with re-read and guardrails).
             cfg.retries = False

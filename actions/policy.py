@@ -15,8 +15,10 @@ from django.conf import settings
 from django.contrib.auth.models import User
 from django.utils.translation import gettext_noop
 
+from actions import texts  # noqa: F401  (registry: the ids below)
 from actions.concerns import open_incidents_about
 from actions.permissions import APPROVE_ACTION
+from console.texts import Msg, join, msg
 
 NAMED_INCIDENTS = 2  # the reason names this many; the rest are counted
 REASON_MAX = 300  # ActionRun.approval_reason
@@ -35,34 +37,45 @@ def approval_severities() -> tuple[str, ...]:
 
 def approval_required(
     *, kind, kinds: dict, incident, params: dict, current=None, plan=None
-) -> tuple[bool, str]:
-    """(needed, why) for a run of `kind` with `params`, filed on `incident`. `current` and
+) -> tuple[bool, Msg | None]:
+    """(needed, why) for a run of `kind` with `params`, filed on `incident`: `why` is
+    sentences, the last naming who must approve (None when not needed). `current` and
     `plan` (Snapshot, Plan) are None when Kubernetes could not be read. One query."""
-    reasons = []
+    reasons: list[Msg] = []
     if kind.name in approval_kinds(kinds):
-        reasons.append(f"{kind.name} is a risky action")
+        reasons.append(msg("actions.approval.risky", kind=kind.name))
     severities = approval_severities()
     if incident.severity in severities:
-        reasons.append(f"the incident is {incident.severity}")
+        reasons.append(msg("actions.approval.severity", severity=incident.severity))
     concerns = open_incidents_about(
         subjects=kind.subjects(params, current),
         severities=severities,
         exclude_incident_id=incident.pk,
     )
     reasons += [
-        f"incident #{c.incident_id} ({c.severity}) is about {c.subject.name}"
+        msg(
+            "actions.approval.concern",
+            id=c.incident_id,
+            severity=c.severity,
+            subject=c.subject.name,
+        )
         for c in concerns[:NAMED_INCIDENTS]
     ]
     if len(concerns) > NAMED_INCIDENTS:
-        reasons.append(f"{len(concerns) - NAMED_INCIDENTS} more open incident(s) are about it")
+        reasons.append(msg("actions.approval.more", count=len(concerns) - NAMED_INCIDENTS))
     note = kind.approval_note(params, current, plan)
-    if note:
+    if note is not None:
         reasons.append(note)
     if not reasons:
-        return False, ""
-    why, then = "; ".join(reasons), ": a commander other than the requester must approve."
-    room = REASON_MAX - len(then)  # the run keeps at most REASON_MAX characters
-    return True, (why if len(why) <= room else why[: room - 1] + "…") + then
+        return False, None
+    return True, join([*reasons, msg("actions.approval.then")])
+
+
+def reason_english(why: Msg | None) -> str:
+    """`why` in English, at most REASON_MAX characters (ActionRun.approval_reason; the
+    parts beside it keep every word)."""
+    text = why.english if why is not None else ""
+    return text if len(text) <= REASON_MAX else text[: REASON_MAX - 1] + "…"
 
 
 def can_decide(actor: User, run) -> tuple[bool, str]:

@@ -9,9 +9,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from django.contrib.auth.models import User
+from django.utils.functional import lazy
 from django.utils.translation import gettext_lazy, gettext_noop
 
-from actions import policy
+from actions import (
+    policy,
+    texts,  # noqa: F401  (registry: the ids below)
+)
 from actions.k8s import kube_api
 from actions.kinds import (
     KINDS,
@@ -31,6 +35,7 @@ from actions.permissions import REQUEST_ACTION
 from actions.revisions import CONFIGMAP_KINDS, config_seen, revision_lookup
 from console.errors import DomainError
 from console.permissions import require
+from console.texts import Msg, StoredParts, msg, render
 from incidents.models import Incident
 from incidents.selectors import incident_get
 
@@ -45,24 +50,43 @@ class Preview:
     dry_run: str
     error: str  # why there is no plan (Kubernetes unreachable); "" when there is one
     requires_approval: bool
-    approval_reason: str
+    approval_reason: str  # English, at most policy.REASON_MAX characters
     busy_with: ActionRun | None
+    # The texts above as parts (console/texts/), worded in the reader's language.
+    dry_run_msg: StoredParts | None = None
+    error_msg: StoredParts | None = None
+    approval_reason_msg: StoredParts | None = None
 
     def as_dict(self) -> dict:
         return {
             "current": self.current,
             "plan": self.plan,
             "dry_run": self.dry_run,
+            "dry_run_msg": self.dry_run_msg,
             "error": self.error,
+            "error_msg": self.error_msg,
         }
+
+
+def _words(said: Msg) -> str:
+    return render(said.stored, fallback=said.english)
+
+
+_worded = lazy(_words, str)
+
+
+def refusal(said: Msg, code: str) -> DomainError:
+    """A refusal that is English for the API and the log and in the page's language on a
+    page: the parameter is worded when the refusal is (DomainError keeps lazy params)."""
+    return DomainError("%(detail)s", code=code, params={"detail": _worded(said)})
 
 
 def domain_error(exc: ActionError) -> DomainError:
     if isinstance(exc, TargetNotFound):
-        return DomainError(exc.message, code="target_not_found")
+        return refusal(exc.said, "target_not_found")
     if isinstance(exc, ParamError):  # its message starts with the field's name
-        return DomainError(exc.message, code="invalid_params")
-    return DomainError(exc.message, code="refused")
+        return refusal(exc.said, "invalid_params")
+    return refusal(exc.said, "refused")
 
 
 def incident_for(incident_id: int) -> Incident:
@@ -98,7 +122,7 @@ def busy_params(run: ActionRun) -> dict:
     }
 
 
-def _plan_now(action, clean: dict, incident: Incident) -> tuple[dict, dict, str]:
+def _plan_now(action, clean: dict, incident: Incident) -> tuple[dict, dict, Msg]:
     """Read, plan and dry-run; an object that changes under the preview is read again."""
     api = kube_api()
     for attempt in range(3):
@@ -132,13 +156,14 @@ def action_run_preview(
         raise domain_error(exc) from exc
     target = action.target(clean)
     current = plan = None
-    dry_run = error = ""
+    dry_run: Msg | None = None
+    error: Msg | None = None
     try:
         current, plan, dry_run = _plan_now(action, clean, incident)
     except Transient as exc:
-        error = f"Kubernetes did not answer ({exc.message}); the worker will retry."
+        error = msg("actions.preview.no_answer", detail=exc.said)
     except NotConfigured as exc:
-        error = exc.message
+        error = exc.said
     except ActionError as exc:
         raise domain_error(exc) from exc
     # After the read: what the run changes (and how far) decides, not only the incident.
@@ -156,9 +181,12 @@ def action_run_preview(
         target=target,
         current=current,
         plan=plan,
-        dry_run=dry_run,
-        error=error,
+        dry_run=dry_run.english if dry_run else "",
+        error=error.english if error else "",
         requires_approval=needs,
-        approval_reason=why,
+        approval_reason=policy.reason_english(why),
         busy_with=busy_run(target),
+        dry_run_msg=dry_run.stored if dry_run else None,
+        error_msg=error.stored if error else None,
+        approval_reason_msg=why.stored if why else None,
     )

@@ -14,9 +14,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from actions import policy
+from actions import (
+    policy,
+    texts,  # noqa: F401  (registry: the ids below)
+)
 from actions.forms import filled_params
 from actions.kinds import KINDS, ActionError, kind_for
+from console.texts import msg
 from incidents.models import Alert, Incident
 from runbooks.catalog import load_catalog
 from runbooks.placeholders import missing
@@ -25,16 +29,19 @@ from runbooks.triage import TriageResult, incident_labels
 
 
 def _approval(kind: str, params: dict[str, Any], incident: Incident) -> tuple[bool | None, str]:
+    """(needed, why), `why` in English: RecommendedAction holds text (runbooks' triage API
+    and chatops read it)."""
     try:
         action = kind_for(kind)
         clean = action.clean(dict(params))
     except ActionError as exc:
-        return None, f"Not decided: {exc.message}"
+        return None, msg("actions.approval.not_decided", detail=exc.said).english
     # current/plan None: the policy's answer before the cluster is read; a request reads
     # it and may add a reason (a large scale-down, a cordon that restarts other groups).
-    return policy.approval_required(
+    needed, why = policy.approval_required(
         kind=action, kinds=KINDS, incident=incident, params=clean, current=None, plan=None
     )
+    return needed, policy.reason_english(why)
 
 
 def recommended_actions(
@@ -56,7 +63,8 @@ def recommended_actions(
             templates = [v for v in action.params.values() if isinstance(v, str)]
             needs = tuple(dict.fromkeys(n for v in templates for n in missing(v, labels)))
             if needs:
-                required, reason = None, "Not decided: needs label " + ", ".join(needs)
+                said = msg("actions.approval.needs_labels", labels=", ".join(needs))
+                required, reason = None, said.english
             elif approval:
                 required, reason = _approval(kind, params, incident)
             else:

@@ -11,8 +11,10 @@ from datetime import datetime
 from django.conf import settings
 from django.utils import timezone
 
+from actions import texts  # noqa: F401  (registry: the ids below)
 from actions.kinds import KINDS, ParamError, Revision
 from actions.models import ConfigRevision
+from console.texts import msg
 
 CONFIGMAP_KINDS = ("rollback_router_config", "update_gateway_limits")
 
@@ -88,28 +90,21 @@ def revision_lookup(
     spec = str(spec)
     if spec in ("before_incident", "previous"):
         if latest is None:
-            raise ParamError(
-                "revision",
-                f"No revisions of {namespace}/{name} have been captured yet; the console keeps "
-                "them from its first look at the ConfigMap onwards.",
-            )
+            raise ParamError("revision", msg("actions.revision.none", where=f"{namespace}/{name}"))
         candidates = rows.exclude(pk=latest.pk)
         if spec == "before_incident" and incident_started_at is not None:
             candidates = candidates.filter(captured_at__lte=incident_started_at)
         for row in candidates.iterator():
             if row.data != latest.data:
                 return _as_revision(row)
-        when = " from before the incident" if spec == "before_incident" else ""
-        raise ParamError(
-            "revision",
-            f"No revision of {namespace}/{name}{when} differs from the current config; "
-            "choose a revision by its number on the actions page.",
-        )
+        which = "actions.revision.none_differs"
+        if spec == "before_incident":
+            which = "actions.revision.none_differs_before"
+        raise ParamError("revision", msg(which, where=f"{namespace}/{name}"))
     if not spec.isdigit():
-        raise ParamError(
-            "revision", "Use before_incident, previous or a revision number (e.g. 12)."
-        )
+        raise ParamError("revision", msg("actions.revision.spec"))
     found = rows.filter(pk=int(spec)).first()
     if found is None:
-        raise ParamError("revision", f"Revision {spec} of {namespace}/{name} does not exist.")
+        said = msg("actions.revision.missing", id=spec, where=f"{namespace}/{name}")
+        raise ParamError("revision", said)
     return _as_revision(found)

@@ -1,13 +1,17 @@
 """API shapes of action runs and of the inputs that create and decide them."""
 
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from actions.api_texts import I18N_HELP, PLAN_HELP, PREVIEW_HELP, plan_shown, preview_shown
 from actions.guard.judge import threshold_text
 from actions.guard.models import GuardOutcome, GuardVerdict, GuardWatch
 from actions.models import ActionRun, ActionRunEvent, ActionRunStatus
 from actions.selectors import run_guard
 from console.bounds import IdField
+from console.texts import as_api, render
+from console.texts.api import RenderedText, TextIds
 
 KIND_CHOICES = (
     "scale_lws",
@@ -47,10 +51,20 @@ class UndoInputSerializer(serializers.Serializer):
 
 class ActionRunEventSerializer(serializers.ModelSerializer):
     actor = serializers.CharField(source="actor.username", default=None, allow_null=True)
+    message = RenderedText("message", help_text="What happened, in the request's language.")
+    message_i18n = TextIds("message", help_text=I18N_HELP)
 
     class Meta:
         model = ActionRunEvent
-        fields = ["occurred_at", "actor", "status_from", "status_to", "message", "payload"]
+        fields = [
+            "occurred_at",
+            "actor",
+            "status_from",
+            "status_to",
+            "message",
+            "message_i18n",
+            "payload",
+        ]
 
 
 class GuardSignalSerializer(serializers.Serializer):
@@ -106,6 +120,26 @@ class ActionRunSerializer(serializers.ModelSerializer):
     active = serializers.BooleanField(source="is_active")
     status = serializers.ChoiceField(choices=ActionRunStatus.choices)
     guard = serializers.SerializerMethodField()
+    approval_reason = RenderedText(
+        "approval_reason", help_text="Why a second person must approve, in the request's language."
+    )
+    approval_reason_i18n = TextIds("approval_reason", help_text=I18N_HELP)
+    verification = RenderedText(
+        "verification", help_text="What the read-back found, in the request's language."
+    )
+    verification_i18n = TextIds("verification", help_text=I18N_HELP)
+    error = RenderedText("error", help_text="Why the run failed, in the request's language.")
+    error_i18n = TextIds("error", help_text=I18N_HELP)
+    plan = serializers.SerializerMethodField(help_text="The plan the worker wrote: " + PLAN_HELP)
+    preview = serializers.SerializerMethodField(help_text="What the requester saw: " + PREVIEW_HELP)
+
+    @extend_schema_field(serializers.DictField(allow_null=True))
+    def get_plan(self, run: ActionRun) -> dict | None:
+        return plan_shown(run.plan)
+
+    @extend_schema_field(serializers.DictField())
+    def get_preview(self, run: ActionRun) -> dict | None:
+        return preview_shown(run.preview)
 
     @extend_schema_field(GuardWatchSerializer(allow_null=True))
     def get_guard(self, run: ActionRun) -> dict | None:
@@ -126,6 +160,7 @@ class ActionRunSerializer(serializers.ModelSerializer):
             "requested_at",
             "requires_approval",
             "approval_reason",
+            "approval_reason_i18n",
             "decided_by",
             "decided_at",
             "decision_note",
@@ -137,8 +172,10 @@ class ActionRunSerializer(serializers.ModelSerializer):
             "plan",
             "after",
             "verification",
+            "verification_i18n",
             "attempts",
             "error",
+            "error_i18n",
             "error_code",
             "undo_of",
             "runbook",
@@ -153,17 +190,59 @@ class ActionRunDetailSerializer(ActionRunSerializer):
         fields = [*ActionRunSerializer.Meta.fields, "events"]
 
 
+@extend_schema_field(OpenApiTypes.STR)
+class _Said(serializers.Field):
+    """A Preview's text in the request's language (`<field>_msg` beside it holds the
+    parts)."""
+
+    def __init__(self, field: str, **kwargs) -> None:
+        self.text_field = field
+        kwargs.update(source="*", read_only=True)
+        super().__init__(**kwargs)
+
+    def to_representation(self, value) -> str:
+        parts = getattr(value, f"{self.text_field}_msg", None)
+        return render(parts, fallback=getattr(value, self.text_field))
+
+
+@extend_schema_field(
+    {
+        "type": "array",
+        "nullable": True,
+        "items": {
+            "type": "object",
+            "properties": {"id": {"type": "string"}, "params": {"type": "object"}},
+            "required": ["id", "params"],
+        },
+    }
+)
+class _SaidIds(_Said):
+    """The ids and parameters of a Preview's text; null when it has none."""
+
+    def to_representation(self, value):
+        return as_api(getattr(value, f"{self.text_field}_msg", None))
+
+
 class ActionPreviewSerializer(serializers.Serializer):
     kind = serializers.CharField()
     params = serializers.DictField()
     target = serializers.CharField()
     current = serializers.DictField(allow_null=True)
-    plan = serializers.DictField(allow_null=True)
-    dry_run = serializers.CharField(allow_blank=True)
-    error = serializers.CharField(allow_blank=True)
+    plan = serializers.SerializerMethodField(help_text=PLAN_HELP)
+    dry_run = _Said("dry_run", help_text="The server's dry run, in the request's language.")
+    dry_run_i18n = _SaidIds("dry_run", help_text=I18N_HELP)
+    error = _Said("error", help_text="Why there is no plan, in the request's language.")
+    error_i18n = _SaidIds("error", help_text=I18N_HELP)
     requires_approval = serializers.BooleanField()
-    approval_reason = serializers.CharField(allow_blank=True)
+    approval_reason = _Said(
+        "approval_reason", help_text="Why a second person must approve, in the request's language."
+    )
+    approval_reason_i18n = _SaidIds("approval_reason", help_text=I18N_HELP)
     busy_with = serializers.IntegerField(source="busy_with.pk", allow_null=True, default=None)
+
+    @extend_schema_field(serializers.DictField(allow_null=True))
+    def get_plan(self, preview) -> dict | None:
+        return plan_shown(preview.plan)
 
 
 class ActionListQuerySerializer(serializers.Serializer):

@@ -18,7 +18,7 @@ from django.utils.translation import gettext_lazy, gettext_noop
 from actions import policy
 from actions.audit import run_record
 from actions.dispatch import ACTION_RUN_EXECUTE, task_send
-from actions.kinds import ActionError, Snapshot, kind_for
+from actions.kinds import ActionError, Snapshot, kind_for, said
 from actions.models import ActionRun, ActionRunStatus
 from actions.permissions import REQUEST_ACTION
 from actions.preview import (
@@ -29,11 +29,13 @@ from actions.preview import (
     busy_run,
     domain_error,
     incident_for,
+    refusal,
     run_status_word,
 )
 from actions.transitions import check_move
 from console.errors import DomainError, NotAllowed
 from console.permissions import require
+from console.texts import Msg, msg
 from incidents.models import IncidentStatus
 from incidents.permissions import ACKNOWLEDGE
 from incidents.services import incident_acknowledge
@@ -118,6 +120,7 @@ def action_run_request(
             return existing, False
         raise DomainError(BUSY, code="busy", params=busy_params(preview.busy_with))
     now = timezone.now()
+    reason = said(preview.approval_reason_msg, preview.approval_reason)
     try:
         with transaction.atomic():
             run = ActionRun.objects.create(
@@ -133,16 +136,15 @@ def action_run_request(
                 requested_at=now,
                 requires_approval=preview.requires_approval,
                 approval_reason=preview.approval_reason[:300],
+                texts={"approval_reason": reason.stored} if preview.requires_approval else None,
                 queued_at=None if preview.requires_approval else now,
                 preview=preview.as_dict(),
                 undo_of=undo_of,
                 runbook=runbook[:100],
             )
-            summary = (preview.plan or {}).get("summary") or f"{run.kind} {run.params}"
-            verb = "Undo requested" if undo_of else "Requested"
-            message = f"{verb}: {summary}" + (f" (undoes #{undo_of.pk})" if undo_of else "")
+            message = _requested(run, preview, undo_of)
             if preview.requires_approval:
-                message += f". Needs approval: {preview.approval_reason}"
+                message += msg("actions.run.needs_approval", reason=reason)
             run_record(run, message=message, actor=actor, payload={"params": run.params})
             if not preview.requires_approval:
                 _enqueue_on_commit(run)
@@ -160,6 +162,18 @@ def action_run_request(
             raise DomainError(BUSY, code="busy", params=busy_params(busy)) from None
         raise
     return run, True
+
+
+def _requested(run: ActionRun, preview: Preview, undo_of: ActionRun | None) -> Msg:
+    plan = preview.plan or {}
+    summary = (
+        said(plan.get("summary_msg"), plan["summary"])
+        if plan.get("summary")
+        else msg("actions.run.params", kind=run.kind, params=str(run.params))
+    )
+    if undo_of is not None:
+        return msg("actions.run.undo_requested", summary=summary, undo_of=undo_of.pk)
+    return msg("actions.run.requested", summary=summary)
 
 
 def _enqueue_on_commit(run: ActionRun) -> None:
@@ -190,14 +204,19 @@ class Verdict:
     """What an approval or a rejection does; the rest of a decision is the same."""
 
     to: str  # the status it moves the run to
-    said: str  # the audit and timeline message
+    said: str  # the audit and timeline message's id ("<id>_note" with a note)
     stamp: str  # the timestamp field it sets to the decision's time
     enqueue: bool  # hand the run to the worker when the transaction commits
 
+    def message(self, note: str) -> Msg:
+        return msg(f"{self.said}_note", note=note) if note else msg(self.said)
+
 
 VERDICTS = {
-    "approve": Verdict(ActionRunStatus.QUEUED, "Approved", "queued_at", enqueue=True),
-    "reject": Verdict(ActionRunStatus.REJECTED, "Rejected", "finished_at", enqueue=False),
+    "approve": Verdict(ActionRunStatus.QUEUED, "actions.run.approved", "queued_at", enqueue=True),
+    "reject": Verdict(
+        ActionRunStatus.REJECTED, "actions.run.rejected", "finished_at", enqueue=False
+    ),
 }
 
 
@@ -219,7 +238,7 @@ def action_run_decide(*, run_id: int, actor: User, verdict: str, note: str = "")
         run,
         to=decision.to,
         actor=actor,
-        message=decision.said + (f": {note}" if note else ""),
+        message=decision.message(note),
         fields=("decided_by", "decided_at", "decision_note", decision.stamp),
     )
     if decision.enqueue:
@@ -253,7 +272,9 @@ def action_run_cancel(*, run_id: int, actor: User, note: str = "") -> ActionRun:
         run,
         to=ActionRunStatus.CANCELLED,
         actor=actor,
-        message="Cancelled" + (f": {note}" if note else ""),
+        message=msg("actions.run.cancelled_note", note=note)
+        if note
+        else msg("actions.run.cancelled"),
         fields=("finished_at",),
     )
     return run
@@ -284,7 +305,7 @@ def action_run_undo(*, run_id: int, actor: User, idempotency_key: str) -> Action
     try:
         params = kind_for(run.kind).undo_params(run.params, Snapshot.from_dict(run.before))
     except ActionError as exc:
-        raise DomainError(exc.message, code="invalid_state") from exc
+        raise refusal(exc.said, "invalid_state") from exc
     undo, _created = action_run_request(
         incident_id=run.incident_id,
         actor=actor,

@@ -21,7 +21,9 @@ from django.conf import settings
 from django.db.models import Q, QuerySet
 from django.utils import timezone
 
+from actions.guard import texts  # noqa: F401  (registers the "guard.*" ids)
 from actions.kinds import KINDS
+from console.texts import Msg, at, msg
 from incidents.models import OPEN_STATUSES, Alert, AlertStatus, Incident
 from runbooks.catalog import load_catalog
 from runbooks.triage import incident_alerts_firing_first, incident_runbook
@@ -40,7 +42,7 @@ def live_alerts(now: datetime | None = None) -> QuerySet[Alert]:
 
 def signal_alerts(
     signals: list[dict], labels: dict[str, Any], changed_at: datetime, incident_id: int
-) -> tuple[dict[str, str], dict[str, str]]:
+) -> tuple[dict[str, Msg], dict[str, Msg]]:
     """What the signals' own alerts (`alerts:`) say about a breach, in one read of the
     live alerts about the same namespace (and lws, when the alert names one):
     - excused, {signal id: why}: the alert fired before the change in an open incident,
@@ -62,25 +64,19 @@ def signal_alerts(
             before.setdefault(alert.alertname, alert)
         elif alert.incident_id != incident_id:
             after.setdefault(alert.alertname, alert)
-    excused = _first_per_signal(
-        signals, before,
-        lambda hit: f"{hit.alertname} has fired in open incident #{hit.incident_id} since "
-        f"{hit.starts_at:%H:%M:%S} UTC, before the change",
-    )  # fmt: skip
-    coinciding = _first_per_signal(
-        signals, after,
-        lambda hit: f"{hit.alertname} began at {hit.starts_at:%H:%M:%S} UTC, after the "
-        f"change, in incident #{hit.incident_id} of its own",
-    )  # fmt: skip
+    excused = _first_per_signal(signals, before, "guard.alert.excused")
+    coinciding = _first_per_signal(signals, after, "guard.alert.coincides")
     return excused, coinciding
 
 
-def _first_per_signal(signals: list[dict], first: dict[str, Alert], why) -> dict[str, str]:
+def _first_per_signal(signals: list[dict], first: dict[str, Alert], key: str) -> dict[str, Msg]:
     out = {}
     for s in signals:
         hit = next((first[a] for a in s.get("alerts") or () if a in first), None)
         if hit is not None:
-            out[s["id"]] = why(hit)
+            out[s["id"]] = msg(
+                key, alert=hit.alertname, incident=hit.incident_id, time=at(hit.starts_at)
+            )
     return out
 
 

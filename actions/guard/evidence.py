@@ -19,7 +19,8 @@ from typing import Any
 
 from django.utils import timezone
 
-from actions.guard import judge, pods
+from actions.guard import judge, pods, wording
+from console.texts import msg
 from runbooks import prometheus
 
 # A filled `lws="..."` matcher (the pod matcher goes right after it).
@@ -126,12 +127,14 @@ def read_signal(
     changed_at: datetime,
     settling: bool,
     split: dict | None,
-    excuse: str,
-    coincides: str = "",
+    excuse: Any = "",
+    coincides: Any = "",
     labels: dict[str, Any] | None = None,
     restart_range: float = 0,
 ) -> dict:
-    """The reading judge.step takes for one signal."""
+    """The reading judge.step takes for one signal. `excuse`/`coincides`: why the
+    signal's own alert excuses it or explains its breach (alerts.signal_alerts, a Msg);
+    `error` is Prometheus' own words or the guard's (a Msg)."""
     if spec["needs"]:
         return {"mode": judge.TREND}
     if spec["type"] == judge.PODS:
@@ -143,10 +146,14 @@ def read_signal(
         # Just before the change: rate() windows then hold only the old state.
         baseline, _ = reader.value(spec["promql"], changed_at.timestamp() - 1)
     if split is not None and spec.get("scope") == "pod":
-        words = {"what": split["what"], "others": split["others"], "settling": settling}
+        words = split_words(split, settling)
         if not split["ready"]:
             # While settling, no changed pod yet is expected (a roll-out has not begun).
-            waiting = "" if settling else f"{spec['title']}: no pod of {split['what']} yet"
+            waiting = (
+                None
+                if settling
+                else msg("guard.split.no_pod", title=wording.title(spec), what=words["what"])
+            )
             error = reader.down or waiting
             none = {"changed": None, "unchanged": None, "value": None}
             return {"mode": judge.SPLIT, "baseline": baseline, "error": error, **none, **words}
@@ -181,7 +188,16 @@ def read_signal(
         "settling": settling,
         "excuse": excuse,
         "coincides": coincides,
-        "what": (split or {}).get("what", "the change"),
+        "what": wording.phrase(split, "what", "guard.what.change"),
+    }
+
+
+def split_words(split: dict, settling: bool) -> dict[str, Any]:
+    """What a split reading says of its pods: the split's phrases (words or parts)."""
+    return {
+        "what": wording.phrase(split, "what", "guard.what.changed_pods"),
+        "others": wording.phrase(split, "others", "guard.what.others"),
+        "settling": settling,
     }
 
 
@@ -192,8 +208,8 @@ def evaluate(
     settling: bool,
     split: dict | None,
     labels: dict[str, Any],
-    excuses: dict[str, str],
-    coincides: dict[str, str] | None = None,
+    excuses: dict[str, Any],
+    coincides: dict[str, Any] | None = None,
     confirm: int,
     restart_range: float = 0,
 ) -> tuple[str, list[dict], str, dict]:

@@ -21,8 +21,16 @@ import math
 import re
 from typing import Any
 
-from django.utils.translation import gettext as _
-
+from actions.guard import wording
+from actions.guard.wording import (
+    as_msg,
+    num,
+    shown_msg,
+    threshold_msg,
+    trail,
+    with_message,
+)
+from console.texts import Msg, msg, render
 from runbooks.placeholders import fill_promql, missing
 from runbooks.schema import COMPARATORS, Guard, GuardSignal
 
@@ -52,7 +60,7 @@ HEALTHY_BEFORE_LATE = 2
 # target against the value before the change, or a gateway-wide value shown as context.
 SPLIT, TREND = "split", "trend"
 # The built-in signal of a split change: restarts of the changed groups (guard/pods.py).
-PODS = "pods"
+PODS = wording.PODS
 
 
 def signal_specs(guard: Guard, labels: dict[str, Any]) -> list[dict]:
@@ -85,72 +93,45 @@ def _spec(s: GuardSignal, labels: dict[str, Any]) -> dict:
 
 def not_evaluated() -> dict[str, Any]:
     """A signal's readings and state before its first check (every kind of signal)."""
-    return {
-        "baseline": None,
-        "value": None,
-        "changed": None,
-        "unchanged": None,
-        "mode": "",
-        "readings": [],
-        "streak": 0,
-        "counts": False,
-        "state": UNKNOWN,
-        "message": "not evaluated yet",
-    }
+    return with_message(
+        {
+            "baseline": None,
+            "value": None,
+            "changed": None,
+            "unchanged": None,
+            "mode": "",
+            "readings": [],
+            "streak": 0,
+            "counts": False,
+            "state": UNKNOWN,
+        },
+        msg("guard.signal.not_evaluated"),
+    )
 
 
 def threshold_text(spec: dict) -> str:
-    """The threshold in words, for the card and the timeline."""
-    if spec["type"] == PODS:
-        return "changed groups restarting, more of them than of the unchanged groups"
-    if spec["type"] == "availability":
-        return f"burn rate above {spec['max_burn']:g}x of a {spec['slo']:.2%} SLO"
-    if spec["type"] == "latency":
-        floor = f" and above {spec['min_value']:g} {spec['unit']}" if spec["min_value"] else ""
-        return f"above {spec['max_ratio']:g}x the value before the change{floor}"
-    return f"{spec['comparator']} {spec['threshold']:g}"
+    """The threshold in English words (the API's `threshold`; threshold_msg has its parts)."""
+    return threshold_msg(spec).english
 
 
 def threshold_shown(spec: dict) -> str:
-    """threshold_text in the viewer's language, for the card (the timeline and the API
-    keep the English words)."""
-    if spec["type"] == PODS:
-        return _("changed groups restarting, more of them than of the unchanged groups")
-    if spec["type"] == "availability":
-        return _("burn rate above %(burn)sx of a %(slo)s SLO") % {
-            "burn": f"{spec['max_burn']:g}",
-            "slo": f"{spec['slo']:.2%}",
-        }
-    if spec["type"] == "latency":
-        values = {
-            "ratio": f"{spec['max_ratio']:g}",
-            "floor": f"{spec['min_value']:g}" if spec["min_value"] else "",
-            "unit": spec["unit"],
-        }
-        if spec["min_value"]:
-            return (
-                _("above %(ratio)sx the value before the change and above %(floor)s %(unit)s")
-                % values
-            )
-        return _("above %(ratio)sx the value before the change") % values
-    return f"{spec['comparator']} {spec['threshold']:g}"
+    """The threshold in the viewer's language, for the card."""
+    return str(threshold_msg(spec))
 
 
 def guard_signal_rows(watch) -> list[dict]:
-    """A watch's signals with their thresholds in words (the card's table); a built-in
-    signal's title is translated here (a runbook's comes from its catalogue)."""
+    """A watch's signals for the card's table, worded in the viewer's language: the
+    threshold, the state's why (`message`), and a built-in signal's title (a runbook's
+    comes from its catalogue)."""
     return [
         {
             **s,
             "threshold": threshold_shown(s),
-            "title": _(s["title"]) if s.get("builtin") else s["title"],
+            "title": str(wording.title(s)),
+            "message": render(s.get("message_msg"), fallback=s.get("message") or ""),
         }
         for s in watch.signals
     ]
-
-
-def _num(value: float | None) -> str:
-    return "no data" if value is None else f"{value:.4g}"
 
 
 def _missing(value: float | None) -> bool:
@@ -169,77 +150,103 @@ def higher_is_worse(spec: dict) -> bool:
     return spec["type"] != "quality" or spec["comparator"] in (">", ">=")
 
 
-def shown(spec: dict, value: float) -> str:
-    if spec["type"] == "availability":
-        return f"burn rate {value / (1 - spec['slo']):.3g}x (error ratio {value:.2%})"
-    if spec["type"] == PODS:
-        return f"{value:.0%} of groups restarting"
-    return f"{_num(value)} {spec['unit']}"
-
-
-def judge(spec: dict, value: float | None, baseline: float | None) -> tuple[str, str]:
+def judge(spec: dict, value: float | None, baseline: float | None) -> tuple[str, Msg]:
     """One reading of a fleet-wide change against the value just before it: (state,
     message), ok, breach or unknown. Availability and quality breach when past the
     threshold now and not before; latency when `max_ratio` x the value before."""
-    title, unit = spec["title"], spec["unit"]
+    title, unit = wording.title(spec), spec["unit"]
     if value is None or math.isnan(value):
-        return UNKNOWN, f"{title}: no data"
+        return UNKNOWN, msg("guard.signal.no_data", title=title)
     if spec["type"] == "latency":
         if baseline is None or math.isnan(baseline) or baseline <= 0:
-            return UNKNOWN, f"{title}: no value from before the change to compare with"
+            return UNKNOWN, msg("guard.signal.no_baseline", title=title)
         limit = max(baseline * spec["max_ratio"], spec["min_value"])
         if value > limit:
-            return BREACH, (
-                f"{title} = {_num(value)} {unit} crossed {_num(limit)} {unit} "
-                f"({spec['max_ratio']:g}x the {_num(baseline)} {unit} before the change)"
+            return BREACH, msg(
+                "guard.signal.latency_crossed",
+                title=title,
+                value=num(value),
+                unit=unit,
+                limit=num(limit),
+                ratio=f"{spec['max_ratio']:g}",
+                baseline=num(baseline),
             )
-        return OK, f"{title} = {_num(value)} {unit} (limit {_num(limit)} {unit})"
+        return OK, msg(
+            "guard.signal.latency_ok", title=title, value=num(value), unit=unit, limit=num(limit)
+        )
     before = None if baseline is None or math.isnan(baseline) else baseline
-    now = shown(spec, value)
+    now = shown_msg(spec, value)
     if not _bad(spec, value):
-        return OK, f"{title}: {now}"
+        return OK, msg("guard.signal.ok", title=title, now=now)
     if before is not None and _bad(spec, before):
         # Past the threshold before the change too: not this change's doing.
-        return OK, f"{title}: {now}, already past {threshold_text(spec)} before the change"
+        return OK, msg(
+            "guard.signal.already_past", title=title, now=now, threshold=threshold_msg(spec)
+        )
     if before is None and spec["type"] == "quality":
         # A quality gate past its threshold with nothing to compare: most likely the outage
         # the change is fixing, so never an undo. (An error ratio with no data before the
         # change means no errors, so availability still breaches.)
-        return UNKNOWN, f"{title}: {now}, and no value from before the change to compare"
-    was = f"; {_num(before)} before the change" if before is not None else ""
-    return BREACH, f"{title}: {now} crossed the threshold ({threshold_text(spec)}){was}"
+        return UNKNOWN, msg("guard.signal.quality_no_baseline", title=title, now=now)
+    words = {"title": title, "now": now, "threshold": threshold_msg(spec)}
+    if before is not None:
+        return BREACH, msg("guard.signal.crossed_was", before=num(before), **words)
+    return BREACH, msg("guard.signal.crossed", **words)
 
 
 def judge_split(
-    spec: dict, changed: float | None, unchanged: float | None, what: str, others: str
-) -> tuple[str, str]:
+    spec: dict, changed: float | None, unchanged: float | None, what: Any, others: Any
+) -> tuple[str, Msg]:
     """The changed pods against the unchanged ones at the same instant (canary against
     baseline): a breach only when the changed part is worse by the signal's own ratio
-    (latency) or is past the threshold while the others are not."""
-    title, unit = spec["title"], spec["unit"]
+    (latency) or is past the threshold while the others are not. `what`/`others`: the
+    split's phrases (words or a Msg)."""
+    title, unit = wording.title(spec), spec["unit"]
     if _missing(changed):
-        return UNKNOWN, f"{title}: no data for {what} yet"
+        return UNKNOWN, msg("guard.split.no_data_changed", title=title, what=what)
     if _missing(unchanged):
-        return UNKNOWN, f"{title}: no data for {others} to compare {what} with"
+        return UNKNOWN, msg("guard.split.no_data_others", title=title, what=what, others=others)
     assert changed is not None
     assert unchanged is not None
-    both = f"{what} {shown(spec, changed)} against {others} {shown(spec, unchanged)}"
+    both = msg(
+        "guard.split.both",
+        what=what,
+        changed=shown_msg(spec, changed),
+        others=others,
+        unchanged=shown_msg(spec, unchanged),
+    )
     if spec["type"] == "latency":
         limit = max(unchanged * spec["max_ratio"], spec["min_value"])
         if changed > limit:
-            return BREACH, (
-                f"{title}: {both}, above {_num(limit)} {unit} ({spec['max_ratio']:g}x {others})"
+            return BREACH, msg(
+                "guard.split.latency_breach",
+                title=title,
+                both=both,
+                limit=num(limit),
+                unit=unit,
+                ratio=f"{spec['max_ratio']:g}",
+                others=others,
             )
-        return OK, f"{title}: {both} (limit {_num(limit)} {unit})"
+        return OK, msg(
+            "guard.split.latency_ok", title=title, both=both, limit=num(limit), unit=unit
+        )
     if spec["type"] == PODS:
         # A share of groups: the changed ones restart, and more of them than of the rest
         # (a crash loop in the whole pool is the outage, not this change).
         if changed > 0 and changed > unchanged:
-            return BREACH, f"{title}: {both}; {what} restart more than {others}"
-        return OK, f"{title}: {both}"
+            return BREACH, msg(
+                "guard.split.pods_breach", title=title, both=both, what=what, others=others
+            )
+        return OK, msg("guard.split.ok", title=title, both=both)
     if _bad(spec, changed) and not _bad(spec, unchanged):
-        return BREACH, f"{title}: {both}; only {what} crossed {threshold_text(spec)}"
-    return OK, f"{title}: {both}"
+        return BREACH, msg(
+            "guard.split.only_changed",
+            title=title,
+            both=both,
+            what=what,
+            threshold=threshold_msg(spec),
+        )
+    return OK, msg("guard.split.ok", title=title, both=both)
 
 
 _RANGE = re.compile(r"\[(\d+)([smh])\]")
@@ -275,7 +282,8 @@ def improving(spec: dict, readings: list[float]) -> bool:
 def step(spec: dict, reading: dict, confirm: int) -> dict:
     """One check of one signal: the stored spec updated with `reading` (from
     evidence.read_signal: mode, value, baseline, changed, unchanged, error, excuse,
-    what/others, settles) and its state, streak and whether its breach counts."""
+    what/others, settles) and its state, streak and whether its breach counts. The state's
+    why is stored in English (`message`) and as parts (`message_msg`)."""
     spec = dict(spec)
     mode = reading.get("mode", TREND)
     if spec.get("mode") != mode:
@@ -289,87 +297,74 @@ def step(spec: dict, reading: dict, confirm: int) -> dict:
         healthy = int(spec.get("healthy") or 0)
         if state == OK and mode == TREND and reading.get("reacted", True):
             healthy += 1
-        spec.update(state=state, message=message, streak=0, readings=[], healthy=healthy)
-        return spec
+        spec.update(state=state, streak=0, readings=[], healthy=healthy)
+        return with_message(spec, message)
     if mode == TREND and reading.get("coincides"):
-        spec.update(
-            state=COINCIDES,
-            streak=0,
-            readings=[],
-            message=(
-                f"{message}, but {reading['coincides']}: a failure of its own may explain "
-                "it, so it is not attributed to the change (check it yourself)"
-            ),
-        )
-        return spec
+        spec.update(state=COINCIDES, streak=0, readings=[])
+        why = msg("guard.step.coincides", message=message, coincides=reading["coincides"])
+        return with_message(spec, why)
     load = load_rise(spec, reading)
     if mode == TREND and load is not None and load >= LOAD_EXPLAINS:
-        before, now = reading["load_before"], reading["load_now"]
-        spec.update(
-            state=EXPLAINED,
-            streak=0,
-            readings=[],
-            message=(
-                f"{message}, but the demand rose {load:.2g}x since the change "
-                f"({_num(before)} -> {_num(now)} requests/s): the latency follows the load, "
-                "not attributed to the change (check it yourself)"
-            ),
+        spec.update(state=EXPLAINED, streak=0, readings=[])
+        why = msg(
+            "guard.step.explained",
+            message=message,
+            rise=f"{load:.2g}",
+            before=num(reading["load_before"]),
+            now=num(reading["load_now"]),
         )
-        return spec
+        return with_message(spec, why)
     if mode == TREND and int(spec.get("healthy") or 0) >= HEALTHY_BEFORE_LATE:
-        spec.update(
-            state=LATE,
-            streak=0,
-            readings=[],
-            message=(
-                f"{message}, but only after {spec['healthy']} healthy checks since settling: "
-                "a change acts at once, so a regression that starts later is not attributed "
-                "to it (check it yourself)"
-            ),
-        )
-        return spec
+        spec.update(state=LATE, streak=0, readings=[])
+        why = msg("guard.step.late", message=message, healthy=int(spec["healthy"]))
+        return with_message(spec, why)
     primary = spec["changed"] if mode == SPLIT else spec["value"]
     streak = int(spec.get("streak") or 0) + 1
     readings = [*list(spec.get("readings") or []), primary][-max(confirm, 2) :]
     spec.update(streak=streak, readings=readings)
     if streak < confirm:
-        message += f" (check {streak} of {confirm} before it counts)"
+        message = msg("guard.step.pending", message=message, streak=streak, confirm=confirm)
     elif mode == TREND and improving(spec, readings):
         state = IMPROVING
-        trail = " → ".join(_num(r) for r in readings)
-        message += f", but improving across the last checks ({trail}): not counted"
+        message = msg("guard.step.improving", message=message, trail=trail(readings, " → "))
     else:
         spec["counts"] = True
         if mode == SPLIT:
-            message += f" in {streak} checks in a row after settling"
+            message = msg("guard.step.counts_split", message=message, streak=streak)
         else:
-            trail = ", ".join(_num(r) for r in readings[-confirm:])
-            message += f" in {streak} checks in a row after settling ({trail}), not improving"
-    spec.update(state=state, message=message)
-    return spec
+            message = msg(
+                "guard.step.counts_trend",
+                message=message,
+                streak=streak,
+                trail=trail(readings[-confirm:], ", "),
+            )
+    spec.update(state=state)
+    return with_message(spec, message)
 
 
-def _state(spec: dict, reading: dict, mode: str) -> tuple[str, str]:
-    title = spec["title"]
+def _state(spec: dict, reading: dict, mode: str) -> tuple[str, Msg]:
+    title = wording.title(spec)
     if spec["needs"]:
-        return UNKNOWN, f"needs label {', '.join(spec['needs'])}"
+        return UNKNOWN, msg("guard.signal.needs_label", labels=", ".join(spec["needs"]))
     if reading.get("error"):
-        return UNKNOWN, reading["error"]
+        return UNKNOWN, as_msg(reading["error"])
     value = spec["changed"] if mode == SPLIT else spec["value"]
-    now = "no data" if _missing(value) else shown(spec, value)
+    now = msg("guard.no_data") if _missing(value) else shown_msg(spec, value)
     if reading.get("settling"):
-        return SETTLING, f"{title}: {now}; settling, not counted yet"
+        return SETTLING, msg("guard.signal.settling", title=title, now=now)
     if mode == CONTEXT:
-        return CONTEXT, (
-            f"{title}: {now}; gateway-wide, not attributed to {reading.get('what', 'the change')}"
-        )
+        what = reading.get("what") or msg("guard.what.change")
+        return CONTEXT, msg("guard.signal.context", title=title, now=now, what=what)
     if mode == SPLIT:
-        what, others = reading.get("what", "the changed pods"), reading.get("others", "the others")
+        what = reading.get("what") or msg("guard.what.changed_pods")
+        others = reading.get("others") or msg("guard.what.others")
         state, message = judge_split(spec, spec["changed"], spec["unchanged"], what, others)
         detail = reading.get("detail")
-        return state, (f"{message} ({detail})" if detail and state != UNKNOWN else message)
+        if detail and state != UNKNOWN:
+            return state, msg("guard.signal.detail", message=message, detail=detail)
+        return state, message
     if reading.get("excuse"):
-        return EXCUSED, f"{title}: {now}; not blamed on the change: {reading['excuse']}"
+        return EXCUSED, msg("guard.signal.excused", title=title, now=now, excuse=reading["excuse"])
     return judge(spec, spec["value"], spec["baseline"])
 
 

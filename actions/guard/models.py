@@ -6,6 +6,10 @@ from __future__ import annotations
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
+# The guard's message ids ("guard.*", console/texts/) load with the app, so any process
+# that reads a watch or a timeline line can word its parts (actions/apps.py need not).
+from actions.guard import wording  # noqa: F401
+
 
 class GuardVerdict(models.TextChoices):
     WATCHING = "watching", _("Watching")

@@ -23,7 +23,8 @@ from typing import Any
 
 from django.utils.translation import gettext_noop
 
-from actions.guard import judge
+from actions.guard import judge, wording
+from console.texts import Msg, msg
 
 SIGNAL_ID = "pod_restarts"
 TITLE = gettext_noop("Restarting groups (changed pods against the unchanged ones)")
@@ -112,19 +113,21 @@ def read(
     """The reading judge.step takes: the share of changed groups with a restart in the
     last `range_seconds` (since settling) against the unchanged groups' share."""
     if split is None:
-        return {
-            "mode": judge.TREND,
-            "error": "every group has changed: no unchanged group to compare restarts with",
-        }
-    words = {"what": split["what"], "others": split["others"], "settling": settling}
+        return {"mode": judge.TREND, "error": msg("guard.pods.all_changed")}
+    words = {
+        "what": wording.phrase(split, "what", "guard.what.changed_pods"),
+        "others": wording.phrase(split, "others", "guard.what.others"),
+        "settling": settling,
+    }
     none = {"mode": judge.SPLIT, "changed": None, "unchanged": None, "value": None, **words}
     namespace, names = labels.get("namespace"), lws_names(split, labels)
     if not namespace or not names:
-        return {**none, "error": "no namespace or LeaderWorkerSet to read the pods of"}
+        return {**none, "error": msg("guard.pods.no_lws")}
     if not split["ready"]:
         return {
             **none,
-            "error": reader.down or ("" if settling else f"no pod of {words['what']} yet"),
+            "error": reader.down
+            or (None if settling else msg("guard.pods.no_pod", what=words["what"])),
         }
     where = _selector(str(namespace), names)
     rng = max(MIN_RANGE_SECONDS, round(range_seconds))
@@ -166,18 +169,20 @@ def _share(groups: dict[str, _Group]) -> float | None:
     return sum(1 for g in groups.values() if g.restarts >= RESTARTED) / len(groups)
 
 
-def _detail(changed: dict[str, _Group], unchanged: dict[str, _Group], rng: int) -> str:
-    """The evidence in words: which groups restarted how often, which pods are not ready."""
+def _detail(changed: dict[str, _Group], unchanged: dict[str, _Group], rng: int) -> Msg:
+    """The evidence: which groups restarted how often, which pods are not ready."""
 
-    def restarted(groups: dict[str, _Group]) -> str:
+    def restarted(groups: dict[str, _Group]) -> Msg:
         hits = [
             f"{k} x{g.restarts:.0f}" for k, g in sorted(groups.items()) if g.restarts >= RESTARTED
         ]
-        return f"{len(hits)} of {len(groups)} groups" + (f" ({', '.join(hits)})" if hits else "")
+        if not hits:
+            return msg("guard.pods.restarted", hits=0, total=len(groups))
+        names = ", ".join(hits)
+        return msg("guard.pods.restarted_names", hits=len(hits), total=len(groups), names=names)
 
-    parts = [f"restarts in the last {rng} s: changed {restarted(changed)}"]
-    parts.append(f"unchanged {restarted(unchanged)}")
+    words = {"seconds": rng, "changed": restarted(changed), "unchanged": restarted(unchanged)}
     waiting = sorted(p for g in changed.values() for p in g.not_ready)
     if waiting:
-        parts.append(f"changed pods not ready: {', '.join(waiting[:6])}")
-    return "; ".join(parts)
+        return msg("guard.pods.detail_waiting", pods=", ".join(waiting[:6]), **words)
+    return msg("guard.pods.detail", **words)

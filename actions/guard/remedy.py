@@ -17,12 +17,14 @@ from django.db import transaction
 
 from actions.guard.models import GuardOutcome, GuardWatch
 from actions.guard.start import label, timeline
+from actions.guard.wording import stored_msg
 from actions.kinds import kind_for
 from actions.models import ActionRun, ActionRunStatus, ConfigRevision
 from actions.services import action_run_request, action_run_undo
 from console.errors import DomainError
 from console.outgoing import OutgoingRefused, user_request
 from console.service_accounts import GUARD, service_account_user
+from console.texts import Msg, msg
 from incidents.models import IncidentStatus
 
 
@@ -41,19 +43,17 @@ def remedy(watch_id: int) -> GuardWatch:
     watch = GuardWatch.objects.select_related("run", "incident__commander").get(pk=watch_id)
     if watch.outcome:
         return watch
-    undo, why = None, ""
+    undo, why = None, None
     if watch.incident.status == IncidentStatus.RESOLVED:
         # People declared it over: the guard does not change the fleet from a closed
         # incident on its own (the regression may be the next failure); a person decides.
-        why = (
-            f"incident #{watch.incident_id} is already resolved, so the guard does not undo "
-            "on its own: reopen it and undo the change if the change is the cause"
-        )
+        why = msg("guard.remedy.resolved", incident=watch.incident_id)
     else:
         try:
             undo = _request_undo(watch)
         except (DomainError, PermissionDenied) as exc:
-            why = f"the automatic undo was refused: {exc}"
+            # The refusal's own words, in English (an error's message has no id here).
+            why = msg("guard.remedy.refused", detail=str(exc))
     if undo is None:
         return _page(watch, why or _not_undoable(watch))
     with transaction.atomic():
@@ -62,21 +62,20 @@ def remedy(watch_id: int) -> GuardWatch:
             return locked
         locked.outcome, locked.undo_run = GuardOutcome.UNDO_REQUESTED, undo
         locked.save(update_fields=["outcome", "undo_run", "updated_at"])
-        waits = undo.status == ActionRunStatus.AWAITING_APPROVAL
-        timeline(
-            locked,
-            f"{label(locked)}: automatic undo requested as action #{undo.pk}"
-            + (f"; it waits for a commander's approval ({undo.approval_reason})" if waits else "")
-            + ".",
-            undo_run=undo.pk,
-        )
+        words = {"label": label(locked), "run": undo.pk}
+        if undo.status == ActionRunStatus.AWAITING_APPROVAL:
+            reason = stored_msg((undo.texts or {}).get("approval_reason"), undo.approval_reason)
+            line = msg("guard.remedy.undo_waits", reason=reason, **words)
+        else:
+            line = msg("guard.remedy.undo", **words)
+        timeline(locked, line, undo_run=undo.pk)
     return locked
 
 
-def _not_undoable(watch: GuardWatch) -> str:
+def _not_undoable(watch: GuardWatch) -> Msg:
     if watch.run is not None:
-        return f"{watch.run.kind} cannot be undone"
-    return "the console has no earlier revision to restore"
+        return msg("guard.remedy.not_undoable", kind=watch.run.kind)
+    return msg("guard.remedy.no_revision")
 
 
 def _request_undo(watch: GuardWatch) -> ActionRun | None:
@@ -116,40 +115,45 @@ def _request_undo(watch: GuardWatch) -> ActionRun | None:
     return run
 
 
-def _page(watch: GuardWatch, why: str) -> GuardWatch:
+def _page(watch: GuardWatch, why: Msg) -> GuardWatch:
     commander = watch.incident.commander
-    who = f"the commander {commander.get_username()}" if commander else "the commander"
-    text = (
-        f"{label(watch)} breached ({watch.verdict_reason}) and {why}: paging {who} "
-        f"of incident #{watch.incident_id} to decide."
-    )
-    if commander is None:
-        text += " Nobody commands this incident yet: take command."
-    delivered = _deliver(text)
+    words = {
+        "label": label(watch),
+        "reason": stored_msg((watch.texts or {}).get("verdict_reason"), watch.verdict_reason),
+        "why": why,
+        "incident": watch.incident_id,
+    }
+    if commander is not None:
+        text = msg("guard.remedy.page", commander=commander.get_username(), **words)
+    else:
+        text = msg("guard.remedy.page_nobody", **words)
+    # The webhook gets English: it has no reader whose language the console knows.
+    delivered = _deliver(text.english)
     with transaction.atomic():
         locked = GuardWatch.objects.select_for_update().get(pk=watch.pk)
         if locked.outcome:
             return locked
         locked.outcome = GuardOutcome.PAGED
         locked.save(update_fields=["outcome", "updated_at"])
-        timeline(locked, text + (f" {delivered}" if delivered else ""), paged=True)
+        timeline(locked, text + delivered if delivered else text, paged=True)
     return locked
 
 
-def _deliver(text: str) -> str:
-    """POST {"text": ...} to GUARD_PAGE_WEBHOOK_URL (Slack-compatible), when set."""
+def _deliver(text: str) -> Msg | None:
+    """POST {"text": ...} to GUARD_PAGE_WEBHOOK_URL (Slack-compatible), when set; what
+    became of it, for the timeline (None: no webhook)."""
     url = settings.GUARD_PAGE_WEBHOOK_URL
     if not url:
-        return ""
+        return None
     timeout = float(settings.GUARD_PAGE_TIMEOUT_SECONDS)
     try:
         # Guarded like a notification target's URL (console/outgoing), with an overall
         # deadline: a slow webhook must not hold the guard's worker.
         response = user_request("POST", url, json={"text": text}, deadline=timeout)
     except OutgoingRefused as exc:
-        return f"(The page could not be delivered to the paging webhook: {exc})"
+        return msg("guard.page.refused", detail=str(exc))
     except requests.RequestException as exc:
-        return f"(The page could not be delivered to the paging webhook: {type(exc).__name__}.)"
+        return msg("guard.page.failed", error=type(exc).__name__)
     if response.status_code >= 300:
-        return f"(The paging webhook answered {response.status_code}.)"
-    return "(Sent to the paging webhook.)"
+        return msg("guard.page.answered", status=response.status_code)
+    return msg("guard.page.sent")

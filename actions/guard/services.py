@@ -24,6 +24,8 @@ from actions.guard.remedy import guard_user, remedy
 from actions.guard.start import guard_watch_start, guard_watch_start_for_revision, label
 from actions.guard.start import schedule as _schedule
 from actions.guard.start import timeline as _timeline
+from actions.guard.wording import listed, stored_msg
+from console.texts import Msg, msg
 
 log = logging.getLogger(__name__)
 
@@ -89,71 +91,92 @@ def _record(
     if split:
         watch.split = split  # a roll-out's revisions from before the change, once read
     watch.evaluations += 1
-    unknown = [s["message"] for s in specs if s["state"] == guard.UNKNOWN]
-    watch.last_error = (error or ("; ".join(unknown) if verdict == guard.UNKNOWN else ""))[:500]
+    unknown = [_why(s) for s in specs if s["state"] == guard.UNKNOWN]
+    if error:
+        _set_text(watch, "last_error", msg("guard.error.prometheus", detail=error), 500)
+    elif verdict == guard.UNKNOWN and unknown:
+        _set_text(watch, "last_error", listed(unknown), 500)
+    else:
+        _set_text(watch, "last_error", None, 500)
     if verdict == guard.UNKNOWN:
         watch.unknown_evaluations += 1
     if verdict == guard.BREACH:
         crossed = [s for s in specs if s.get("counts")]
         watch.verdict = GuardVerdict.BREACHED
-        watch.verdict_reason = "; ".join(s["message"] for s in crossed)[:1000]
+        reason = listed([_why(s) for s in crossed])
+        _set_text(watch, "verdict_reason", reason, 1000)
         watch.save()
-        _timeline(
-            watch,
-            f"{label(watch)} breached: {watch.verdict_reason}.{_not_counted(specs)}",
-            signals=[guard.evidence_text(s) for s in crossed],
+        shown = [_why(s) for s in specs if s["state"] in (guard.CONTEXT, guard.EXCUSED)]
+        line = (
+            msg("guard.timeline.breached_not_counted", shown=listed(shown), **_said(watch, reason))
+            if shown
+            else msg("guard.timeline.breached", **_said(watch, reason))
         )
+        _timeline(watch, line, signals=[guard.evidence_text(s) for s in crossed])
         return True
     if now >= watch.ends_at:
         _close(watch)
     elif verdict == guard.UNKNOWN and not was_unknown:
-        _timeline(
-            watch,
-            f"{label(watch)}: cannot judge the change now ({watch.last_error}). "
-            "Nothing is undone without data; the window goes on.",
-        )
+        error_msg = stored_msg((watch.texts or {}).get("last_error"), watch.last_error)
+        _timeline(watch, msg("guard.timeline.cannot_judge", label=label(watch), error=error_msg))
     elif was_unknown and not watch.last_error:
-        _timeline(watch, f"{label(watch)}: the signals can be read again; watching.")
+        _timeline(watch, msg("guard.timeline.readable", label=label(watch)))
     watch.save()
     if watch.verdict == GuardVerdict.WATCHING:
         _schedule(watch, min(watch.interval_seconds, (watch.ends_at - now).total_seconds()))
     return False
 
 
-def _not_counted(specs: list[dict[str, Any]]) -> str:
-    """The signals shown but not counted, in words, after a breach's evidence."""
-    shown = [s["message"] for s in specs if s["state"] in (guard.CONTEXT, guard.EXCUSED)]
-    return (" Not counted: " + "; ".join(shown) + ".") if shown else ""
+def _why(spec: dict[str, Any]) -> Msg:
+    """A signal's state's why as parts (as stored, for a signal evaluated before parts)."""
+    return stored_msg(spec.get("message_msg"), spec.get("message") or "")
+
+
+def _set_text(watch: GuardWatch, field: str, text: Msg | None, limit: int) -> None:
+    """A text field in English (cut to its column) and its parts in `texts`."""
+    texts = dict(watch.texts or {})
+    if text is None:
+        setattr(watch, field, "")
+        texts.pop(field, None)
+    else:
+        setattr(watch, field, text.english[:limit])
+        texts[field] = text.stored
+    watch.texts = texts or None
+
+
+def _said(watch: GuardWatch, reason: Msg) -> dict[str, Msg]:
+    return {"label": label(watch), "reason": reason}
 
 
 def _close(watch: GuardWatch) -> None:
-    late = [s for s in watch.signals if s["state"] in guard.LEFT_TO_A_PERSON]
-    pending = [s for s in watch.signals if s["state"] in (guard.BREACH, guard.IMPROVING)]
+    late = [_why(s) for s in watch.signals if s["state"] in guard.LEFT_TO_A_PERSON]
+    pending = [_why(s) for s in watch.signals if s["state"] in (guard.BREACH, guard.IMPROVING)]
     if late and not pending:
         watch.verdict = GuardVerdict.UNKNOWN
-        watch.verdict_reason = (
-            "; ".join(s["message"] for s in late)
-            + ". Nothing was undone: a person decides whether the change played a part."
-        )[:1000]
+        reason = msg("guard.reason.late", signals=listed(late))
     elif pending:
         # Crossed at the end, but not for long enough to count: a person decides.
         watch.verdict = GuardVerdict.UNKNOWN
-        watch.verdict_reason = (
-            "The window ended while "
-            + "; ".join(s["message"] for s in pending)
-            + ". Not confirmed, so nothing was undone: check the golden signals yourself."
-        )[:1000]
+        reason = msg("guard.reason.pending", signals=listed(pending))
     elif watch.unknown_evaluations:
         watch.verdict = GuardVerdict.UNKNOWN
-        watch.verdict_reason = (
-            f"The signals could not be judged at {watch.unknown_evaluations} of "
-            f"{watch.evaluations} checks (last: {watch.last_error or 'no data'}); the change "
-            "was neither confirmed nor undone. Check the golden signals yourself."
-        )[:1000]
+        last = (
+            stored_msg((watch.texts or {}).get("last_error"), watch.last_error)
+            if watch.last_error
+            else msg("guard.no_data")
+        )
+        reason = msg(
+            "guard.reason.unknown",
+            unknown=watch.unknown_evaluations,
+            checks=watch.evaluations,
+            last=last,
+        )
     else:
         watch.verdict = GuardVerdict.PASSED
-        watch.verdict_reason = f"No regression in {watch.evaluations} checks over the window."
-    _timeline(watch, f"{label(watch)}: verdict {watch.verdict}. {watch.verdict_reason}")
+        reason = msg("guard.reason.passed", count=watch.evaluations)
+    _set_text(watch, "verdict_reason", reason, 1000)
+    verdict = msg(f"guard.verdict.{watch.verdict}")
+    _timeline(watch, msg("guard.timeline.verdict", verdict=verdict, **_said(watch, reason)))
 
 
 def guard_watches_recover() -> int:

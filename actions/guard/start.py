@@ -16,9 +16,11 @@ from actions.guard import judge as guard
 from actions.guard import pods
 from actions.guard.alerts import incident_for_outside_change
 from actions.guard.models import GuardWatch
+from actions.guard.wording import listed, phrase, threshold_msg, title
 from actions.kinds import Plan, Snapshot, kind_for
 from actions.models import ActionRun, ConfigRevision
 from actions.timeline_kinds import ACTION
+from console.texts import Msg, msg
 from incidents.models import Alert, Incident
 from incidents.services import incident_event_record
 from runbooks.catalog import load_catalog
@@ -28,21 +30,23 @@ from runbooks.triage import incident_alerts_firing_first, incident_labels, incid
 MESSAGE_MAX = 1_900
 
 
-def timeline(watch: GuardWatch, message: str, **payload: Any) -> None:
-    text = message if len(message) <= MESSAGE_MAX else message[: MESSAGE_MAX - 1] + "…"
+def timeline(watch: GuardWatch, message: Msg, **payload: Any) -> None:
+    """A line on the incident's timeline: its parts in payload["msg"] (worded in the
+    reader's language), its English in `message`, cut when a long breach would not fit."""
+    data = {"guard": watch.pk, "run": watch.run_id, "verdict": watch.verdict, **payload}
+    text: Msg | str = message
+    english = message.english
+    if len(english) > MESSAGE_MAX:
+        text, data["msg"] = english[: MESSAGE_MAX - 1] + "…", message.stored
     incident_event_record(
-        incident_id=watch.incident_id,
-        kind=ACTION,
-        message=text,
-        payload={"guard": watch.pk, "run": watch.run_id, "verdict": watch.verdict, **payload},
-        source="worker",
+        incident_id=watch.incident_id, kind=ACTION, message=text, payload=data, source="worker"
     )
 
 
-def label(watch: GuardWatch) -> str:
+def label(watch: GuardWatch) -> Msg:
     if watch.run_id:
-        return f"Guard on action #{watch.run_id}"
-    return f"Guard on the change to {watch.subject}"
+        return msg("guard.label.run", run=watch.run_id)
+    return msg("guard.label.change", subject=watch.subject)
 
 
 def schedule(watch: GuardWatch, seconds: float) -> None:
@@ -59,11 +63,13 @@ def _timings(runbook_guard: Guard) -> tuple[int, int, int]:
     return window, min(interval, window), min(settle, window // 2)
 
 
-def _duration(seconds: int) -> str:
+def _duration(seconds: int) -> Msg:
     minutes, rest = divmod(seconds, 60)
     if not minutes:
-        return f"{rest} s"
-    return f"{minutes} min" + (f" {rest} s" if rest else "")
+        return msg("guard.duration.seconds", seconds=rest)
+    if not rest:
+        return msg("guard.duration.minutes", minutes=minutes)
+    return msg("guard.duration.minutes_seconds", minutes=minutes, seconds=rest)
 
 
 def _split(run: ActionRun | None) -> dict:
@@ -103,22 +109,31 @@ def _start(
         ends_at=now + timedelta(seconds=window),
         interval_seconds=interval,
         # A change to some pods also shows their restarts against the others' (built in).
-        signals=guard.signal_specs(runbook.guard, labels) + ([pods.spec()] if split else []),
+        # Each runbook signal names its runbook: its title is worded from the catalogue's
+        # translation wherever the guard's texts name it (guard/wording.title).
+        signals=[{**s, "runbook": runbook.slug} for s in guard.signal_specs(runbook.guard, labels)]
+        + ([pods.spec()] if split else []),
         split=split,
     )
-    watched = "; ".join(f"{s['title']} ({guard.threshold_text(s)})" for s in watch.signals)
-    how = (
-        f"{split['what']} are judged against {split['others']} at the same time; "
-        "gateway-wide signals are context"
-        if split
-        else "a regression must last and not be improving"
+    watched = listed(
+        [
+            msg("guard.start.signal", title=title(s), threshold=threshold_msg(s))
+            for s in watch.signals
+        ]
     )
-    timeline(
-        watch,
-        f"{label(watch)}: watching {runbook.slug}'s golden signals for {_duration(window)}, "
-        f"the first {_duration(settle)} to settle: {watched}. {how[0].upper()}{how[1:]}. "
-        "A regression caused by the change undoes it.",
-    )
+    words = {
+        "label": label(watch),
+        "runbook": runbook.slug,
+        "window": _duration(window),
+        "settle": _duration(settle),
+        "signals": watched,
+    }
+    if split:
+        what = phrase(split, "what", "guard.what.changed_pods")
+        others = phrase(split, "others", "guard.what.others")
+        timeline(watch, msg("guard.start.split", what=what, others=others, **words))
+    else:
+        timeline(watch, msg("guard.start.trend", **words))
     schedule(watch, interval)
     return watch
 

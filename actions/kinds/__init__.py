@@ -18,6 +18,8 @@ from actions.kinds.base import (
     Subject,
     TargetNotFound,
     Transient,
+    raw,
+    said,
 )
 from actions.kinds.cordon_node import CordonNode
 from actions.kinds.restart_lws_group import RestartLwsGroup
@@ -25,6 +27,7 @@ from actions.kinds.rollback_router_config import RollbackRouterConfig
 from actions.kinds.scale_lws import ScaleLws
 from actions.kinds.set_enforce_eager import SetEnforceEager
 from actions.kinds.update_gateway_limits import UpdateGatewayLimits
+from console.texts import msg
 
 KINDS: dict[str, ActionKind] = {
     kind.name: kind
@@ -44,7 +47,8 @@ def kind_for(name: str) -> ActionKind:
         return KINDS[name]
     except (KeyError, TypeError):
         known = ", ".join(KINDS)
-        raise ParamError("kind", f"unknown action kind {name!r}; one of {known}") from None
+        said = msg("actions.param.unknown_kind", kind=repr(name), known=known)
+        raise ParamError("kind", said) from None
 
 
 __all__ = [
@@ -66,4 +70,6 @@ __all__ = [
     "TargetNotFound",
     "Transient",
     "kind_for",
+    "raw",
+    "said",
 ]

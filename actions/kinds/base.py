@@ -9,22 +9,41 @@ Celery task, possibly on another machine, so everything here round-trips through
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from typing import Any
 
 from django.conf import settings
 
+from actions.kinds import texts  # noqa: F401  (registry: the ids below)
+from console.texts import Msg, StoredParts, msg
+
+
+def raw(text: str) -> Msg:
+    """Words the console did not write (Kubernetes', a parser's), or stored before they
+    had an id: shown as they are in every language."""
+    return msg("actions.raw", text=text)
+
+
+def said(parts: StoredParts | None, fallback: str) -> Msg:
+    """A Msg again from its stored parts; the stored English when there are none."""
+    if parts and isinstance(parts, list):
+        return Msg(tuple((key, dict(params or {})) for key, params in parts))
+    return raw(fallback)
+
 
 class ActionError(Exception):
-    """A failure with a message fit for the incident timeline."""
+    """A failure with a message fit for the incident timeline: `said` is what it says
+    (message ids and parameters, console/texts/), `message` its English."""
 
     retryable = False
 
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
+    def __init__(self, message: str | Msg) -> None:
+        words = message if isinstance(message, Msg) else raw(message)
+        super().__init__(words.english)
+        self.message = words.english
+        self.said = words
 
 
 class NotConfigured(ActionError):
@@ -34,8 +53,9 @@ class NotConfigured(ActionError):
 class ParamError(ActionError):
     """A bad parameter; `field` names it (the API answers 400)."""
 
-    def __init__(self, field: str, message: str) -> None:
-        super().__init__(f"{field}: {message}")
+    def __init__(self, field: str, message: str | Msg) -> None:
+        detail = message if isinstance(message, Msg) else raw(message)
+        super().__init__(msg("actions.param.error", field=field, detail=detail))
         self.field = field
 
 
@@ -87,10 +107,30 @@ class Snapshot:
 
 @dataclass(frozen=True)
 class Plan:
+    """`summary` and `warnings` are English (stored beside their parts, `summary_msg` and
+    `warnings_msg`, which a reader words in their language)."""
+
     desired: dict
     diff: str
     summary: str
     warnings: list[str] = field(default_factory=list)
+    summary_msg: StoredParts | None = None
+    warnings_msg: list[StoredParts] | None = None
+
+    @classmethod
+    def of(cls, desired: dict, diff: str, summary: Msg, warnings: Sequence[Msg] = ()) -> Plan:
+        return cls(
+            desired,
+            diff,
+            summary.english,
+            [w.english for w in warnings],
+            summary.stored,
+            [w.stored for w in warnings],
+        )
+
+    @property
+    def summary_said(self) -> Msg:
+        return said(self.summary_msg, self.summary)
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -102,6 +142,8 @@ class Plan:
             diff=str(data.get("diff") or ""),
             summary=str(data.get("summary") or ""),
             warnings=list(data.get("warnings") or []),
+            summary_msg=data.get("summary_msg") or None,
+            warnings_msg=data.get("warnings_msg") or None,
         )
 
 
@@ -119,12 +161,15 @@ class Subject:
     is about it. `name` says it in a sentence ("lws vllm-chat in llm-prod")."""
 
     labels: dict[str, str]
-    name: str
+    name: Msg
 
 
 def lws_subject(namespace: str, lws: str) -> Subject:
     # The alert rules label every LWS-level alert with namespace and lws.
-    return Subject({"namespace": namespace, "lws": lws}, f"lws {lws} in {namespace}")
+    return Subject(
+        {"namespace": namespace, "lws": lws},
+        msg("actions.subject.lws", lws=lws, namespace=namespace),
+    )
 
 
 def configmap_subjects(namespace: str, configmap: str) -> list[Subject]:
@@ -133,10 +178,11 @@ def configmap_subjects(namespace: str, configmap: str) -> list[Subject]:
     return [
         Subject(
             {"namespace": namespace, "configmap": configmap},
-            f"configmap {configmap} in {namespace}",
+            msg("actions.subject.configmap", configmap=configmap, namespace=namespace),
         ),
         Subject(
-            {"namespace": namespace}, f"{namespace}, where configmap {configmap} routes traffic"
+            {"namespace": namespace},
+            msg("actions.subject.routed", configmap=configmap, namespace=namespace),
         ),
     ]
 
@@ -197,13 +243,13 @@ class ActionKind:
     def plan(self, current: Snapshot, params: dict, ctx: Context) -> Plan:
         raise NotImplementedError
 
-    def dry_run(self, api, params: dict, current: Snapshot, plan: Plan) -> str:
+    def dry_run(self, api, params: dict, current: Snapshot, plan: Plan) -> Msg:
         raise NotImplementedError
 
     def apply(self, api, params: dict, current: Snapshot, plan: Plan) -> Snapshot:
         raise NotImplementedError
 
-    def verify(self, api, params: dict, plan: Plan) -> tuple[bool, str]:
+    def verify(self, api, params: dict, plan: Plan) -> tuple[bool, Msg]:
         raise NotImplementedError
 
     def already_applied(self, current: Snapshot, before: Snapshot, plan: Plan) -> bool:
@@ -218,9 +264,12 @@ class ActionKind:
         `current` is None when Kubernetes could not be read."""
         return []
 
-    def approval_note(self, params: dict, current: Snapshot | None, plan: Plan | None) -> str:
-        """Why this very change needs a second person whatever the severity; "" if not."""
-        return ""
+    def approval_note(
+        self, params: dict, current: Snapshot | None, plan: Plan | None
+    ) -> Msg | None:
+        """Why this very change needs a second person whatever the severity (a sentence);
+        None if it does not."""
+        return None
 
     def guard_split(self, params: dict, before: Snapshot, plan: Plan) -> GuardSplit | None:
         """The evidence a regression of this change needs: the changed pods, judged
@@ -247,10 +296,12 @@ _TRUE, _FALSE = ("true", "1", "yes", "on"), ("false", "0", "no", "off")
 
 def check_params(params: Any, allowed: set[str]) -> dict:
     if not isinstance(params, dict):
-        raise ParamError("params", "must be an object")
+        raise ParamError("params", msg("actions.param.object"))
     unknown = sorted(set(params) - allowed)
     if unknown:
-        raise ParamError(unknown[0], f"unknown parameter; allowed: {', '.join(sorted(allowed))}")
+        raise ParamError(
+            unknown[0], msg("actions.param.unknown", allowed=", ".join(sorted(allowed)))
+        )
     return params
 
 
@@ -258,15 +309,13 @@ def name_param(params: dict, key: str, *, default: str | None = None, label: boo
     """A Kubernetes object name (DNS-1123 label, or subdomain for nodes/ConfigMaps)."""
     value = params.get(key, default)
     if value is None or value == "":
-        raise ParamError(key, "is required")
+        raise ParamError(key, msg("actions.param.required"))
     if not isinstance(value, str):
-        raise ParamError(key, "must be a string")
+        raise ParamError(key, msg("actions.param.string"))
     value = value.strip()
     pattern, limit = (_DNS_LABEL, 63) if label else (_DNS_SUBDOMAIN, 253)
     if len(value) > limit or not pattern.match(value):
-        raise ParamError(
-            key, f"{value!r} is not a valid Kubernetes name (lowercase letters, digits, '-')"
-        )
+        raise ParamError(key, msg("actions.param.bad_name", value=repr(value)))
     return value
 
 
@@ -281,11 +330,11 @@ def int_param(params: dict, key: str, *, low: int | None = None, high: int | Non
     if isinstance(value, str) and re.fullmatch(r"\s*[-+]?\d+\s*", value):
         value = int(value)
     if not isinstance(value, int) or isinstance(value, bool):
-        raise ParamError(key, "must be an integer")
+        raise ParamError(key, msg("actions.param.integer"))
     if low is not None and value < low:
-        raise ParamError(key, f"must be at least {low} (got {value})")
+        raise ParamError(key, msg("actions.param.at_least", low=low, value=value))
     if high is not None and value > high:
-        raise ParamError(key, f"must be at most {high} (got {value})")
+        raise ParamError(key, msg("actions.param.at_most", high=high, value=value))
     return value
 
 
@@ -294,12 +343,13 @@ def bool_param(params: dict, key: str, *, default: bool | None = None) -> bool:
     if isinstance(value, str) and value.strip().lower() in _TRUE + _FALSE:
         value = value.strip().lower() in _TRUE
     if not isinstance(value, bool):
-        raise ParamError(key, "must be true or false" if value is not None else "is required")
+        which = "actions.param.bool" if value is not None else "actions.param.required"
+        raise ParamError(key, msg(which))
     return value
 
 
 def exactly_one(params: dict, keys: tuple[str, str]) -> str:
     present = [k for k in keys if params.get(k) not in (None, "")]
     if len(present) != 1:
-        raise ParamError(keys[0], f"give exactly one of {keys[0]} or {keys[1]}")
+        raise ParamError(keys[0], msg("actions.param.one_of", first=keys[0], second=keys[1]))
     return present[0]

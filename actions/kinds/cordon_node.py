@@ -33,6 +33,7 @@ from actions.kinds.base import (
 )
 from actions.kinds.diff import state_diff
 from actions.kinds.lws_pods import leader_name, lws_group, terminating
+from console.texts import Msg, join, msg
 
 TAINT_KEY = "console.llm/cordoned"
 GPU_RESOURCE = "nvidia.com/gpu"
@@ -66,16 +67,16 @@ class CordonNode(ActionKind):
         if out["cordon"]:
             reason = params.get("reason")
             if not isinstance(reason, str) or not reason.strip():
-                raise ParamError("reason", "is required: say why the node is cordoned")
+                raise ParamError("reason", msg("actions.param.reason"))
             if len(reason.strip()) > 200:
-                raise ParamError("reason", "must be at most 200 characters")
+                raise ParamError("reason", msg("actions.param.too_long", limit=200))
             out["reason"] = reason.strip()
             out["restart_groups"] = bool_param(params, "restart_groups", default=False)
             if out["restart_groups"]:
                 out["namespace"] = namespace_param(params)
         else:
             if bool_param(params, "restart_groups", default=False):
-                raise ParamError("restart_groups", "only with cordon: an uncordon never restarts")
+                raise ParamError("restart_groups", msg("actions.param.restart_with_cordon"))
             out["keep_unschedulable"] = bool_param(params, "keep_unschedulable", default=False)
         return out
 
@@ -130,32 +131,39 @@ class CordonNode(ActionKind):
         name = params["node"]
         if not params["cordon"]:
             desired: dict = {"unschedulable": params["keep_unschedulable"], "taint": None}
-            summary = f"Uncordon {name} and remove the {TAINT_KEY} taint"
+            summary = msg("actions.cordon.uncordon", node=name, taint=TAINT_KEY)
             if params["keep_unschedulable"]:
-                summary = f"Remove the {TAINT_KEY} taint from {name} (it stays unschedulable)"
+                summary = msg("actions.cordon.untaint", node=name, taint=TAINT_KEY)
             if desired == current.state:
-                summary = f"{name} is not cordoned by the console; nothing to change"
-            return Plan(desired, state_diff(current.state, desired, f"node/{name}"), summary)
+                summary = msg("actions.cordon.not_cordoned", node=name)
+            return Plan.of(desired, state_diff(current.state, desired, f"node/{name}"), summary)
         others = current.identity.get("cordoned_gpu_nodes") or []
         limit = int(settings.ACTIONS_MAX_CORDONED_NODES)
         if not current.state["unschedulable"] and len(others) >= limit:
             raise GuardrailError(
-                f"{len(others)} GPU node(s) are already cordoned ({', '.join(others)}); at most "
-                f"{limit} may be (ACTIONS_MAX_CORDONED_NODES). Uncordon one first."
+                msg("actions.cordon.limit", count=len(others), nodes=", ".join(others), limit=limit)
             )
         taint = {"key": TAINT_KEY, "value": reason_slug(params["reason"]), "effect": "NoSchedule"}
         desired = {"unschedulable": True, "taint": taint}
-        warnings = ["pods already on the node keep running (NoSchedule does not evict)"]
-        summary = f"Cordon {name} ({params['reason']})"
+        warnings = [msg("actions.cordon.keeps_running")]
+        summary = msg("actions.cordon.summary", node=name, reason=params["reason"])
         if params.get("restart_groups"):
             desired["lws_pods_on_node"] = []
-            groups = [f"{g['lws']}/{g['group']}" for g in current.identity.get("leaders", [])]
+            groups = ", ".join(
+                f"{g['lws']}/{g['group']}" for g in current.identity.get("leaders", [])
+            )
             if groups:
-                summary += f" and restart the LWS groups on it: {', '.join(groups)}"
-                warnings = [f"restarting drops the in-flight requests of {', '.join(groups)}"]
+                summary = msg(
+                    "actions.cordon.summary_restart",
+                    node=name,
+                    reason=params["reason"],
+                    groups=groups,
+                )
+                warnings = [msg("actions.cordon.drops", groups=groups)]
         if desired == current.state:
-            summary = f"{name} is already cordoned by the console; nothing to change"
-        return Plan(desired, state_diff(current.state, desired, f"node/{name}"), summary, warnings)
+            summary = msg("actions.cordon.already", node=name)
+        diff = state_diff(current.state, desired, f"node/{name}")
+        return Plan.of(desired, diff, summary, warnings)
 
     def _node_ops(self, current: Snapshot, plan: Plan) -> list[dict]:
         keep = [t for t in current.identity.get("taints", []) if t.get("key") != TAINT_KEY]
@@ -170,16 +178,18 @@ class CordonNode(ActionKind):
     def _node_changes(self, current: Snapshot, plan: Plan) -> bool:
         return any(current.state[k] != plan.desired[k] for k in ("unschedulable", "taint"))
 
-    def dry_run(self, api, params: dict, current: Snapshot, plan: Plan) -> str:
-        parts = []
+    def dry_run(self, api, params: dict, current: Snapshot, plan: Plan) -> Msg:
+        steps = []
         if self._node_changes(current, plan):
             api.patch_node(params["node"], self._node_ops(current, plan), dry_run=True)
-            parts.append("node patch accepted")
+            steps.append(msg("actions.cordon.node_accepted"))
         if "lws_pods_on_node" in plan.desired:
             for leader in current.identity.get("leaders", []):
                 api.delete_pod(params["namespace"], leader["pod"], leader["uid"], dry_run=True)
-                parts.append(f"would delete {leader['pod']}")
-        return "server dry run: " + ("; ".join(parts) if parts else "nothing to change")
+                steps.append(msg("actions.cordon.would_delete", pod=leader["pod"]))
+        if not steps:
+            return msg("actions.cordon.dry_run_nothing")
+        return msg("actions.cordon.dry_run", steps=join(steps))
 
     def apply(self, api, params: dict, current: Snapshot, plan: Plan) -> Snapshot:
         if self._node_changes(current, plan):
@@ -192,20 +202,23 @@ class CordonNode(ActionKind):
                     api.delete_pod(params["namespace"], leader["pod"], leader["uid"])
         return self.read(api, params)
 
-    def verify(self, api, params: dict, plan: Plan) -> tuple[bool, str]:
+    def verify(self, api, params: dict, plan: Plan) -> tuple[bool, Msg]:
         now = self.read(api, params)
         name = params["node"]
         if self._node_changes(now, plan):
-            return False, (
-                f"{name}: unschedulable={now.state['unschedulable']}, taint={now.state['taint']}"
+            return False, msg(
+                "actions.cordon.verify_node",
+                node=name,
+                unschedulable=str(now.state["unschedulable"]),
+                taint=str(now.state["taint"]),
             )
         pods = now.state.get("lws_pods_on_node")
         if pods:
-            return False, f"LWS pods still on {name} (their groups are restarting): {pods}"
+            return False, msg("actions.cordon.verify_pods", node=name, pods=str(pods))
         if not params["cordon"]:
-            return True, f"{name} no longer carries the {TAINT_KEY} taint"
-        moved = " and no LWS pods remain on it" if pods is not None else ""
-        return True, f"{name} is unschedulable and tainted {TAINT_KEY}{moved}"
+            return True, msg("actions.cordon.verify_untainted", node=name, taint=TAINT_KEY)
+        which = "actions.cordon.verify_moved" if pods is not None else "actions.cordon.verify_ok"
+        return True, msg(which, node=name, taint=TAINT_KEY)
 
     def already_applied(self, current: Snapshot, before: Snapshot, plan: Plan) -> bool:
         if self._node_changes(current, plan):
@@ -216,12 +229,13 @@ class CordonNode(ActionKind):
 
     def subjects(self, params: dict, current: Snapshot | None) -> list[Subject]:
         node = params["node"]
-        found = [Subject({"node": node}, f"node {node}")]
+        found = [Subject({"node": node}, msg("actions.subject.node", node=node))]
         # Restarting groups changes their LWS too (known once the pods were read).
         leaders = (current.identity.get("leaders") or []) if current else []
         for lws in sorted({leader["lws"] for leader in leaders}):
             subject = lws_subject(params["namespace"], lws)
-            found.append(Subject(subject.labels, f"{subject.name}, restarted by this cordon"))
+            restarted = msg("actions.subject.restarted", subject=subject.name)
+            found.append(Subject(subject.labels, restarted))
         return found
 
     def guard_split(self, params: dict, before: Snapshot, plan: Plan) -> GuardSplit | None:
@@ -241,7 +255,7 @@ class CordonNode(ActionKind):
 
     def undo_params(self, params: dict, before: Snapshot) -> dict:
         if not params["cordon"]:
-            raise ActionError("an uncordon is undone by a new cordon_node run with a reason")
+            raise ActionError(msg("actions.cordon.no_undo"))
         return {
             "node": params["node"],
             "cordon": False,

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 from actions.kinds.base import ParamError, TargetNotFound
+from console.texts import msg
 
 NAME_LABEL = "leaderworkerset.sigs.k8s.io/name"
 GROUP_LABEL = "leaderworkerset.sigs.k8s.io/group-index"
@@ -32,15 +33,14 @@ def group_of_pod(api, namespace: str, lws: str, pod: str) -> int:
     except TargetNotFound:
         match = re.fullmatch(rf"{re.escape(lws)}-(\d+)(?:-\d+)?", pod)
         if match is None:
-            raise TargetNotFound(
-                f"pod {namespace}/{pod} not found, and its name does not say which group of "
-                f"{lws} it belonged to"
-            ) from None
+            said = msg("actions.restart.pod_gone", pod=f"{namespace}/{pod}", lws=lws)
+            raise TargetNotFound(said) from None
         return int(match.group(1))
     if found is None:
-        raise ParamError("pod", f"pod {namespace}/{pod} is not part of a LeaderWorkerSet")
+        raise ParamError("pod", msg("actions.param.not_lws_pod", pod=f"{namespace}/{pod}"))
     if found[0] != lws:
-        raise ParamError("pod", f"pod {namespace}/{pod} belongs to {found[0]}, not {lws}")
+        said = msg("actions.param.other_lws", pod=f"{namespace}/{pod}", found=found[0], lws=lws)
+        raise ParamError("pod", said)
     return found[1]
 
 

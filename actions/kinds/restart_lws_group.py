@@ -24,6 +24,7 @@ from actions.kinds.base import (
 )
 from actions.kinds.diff import state_diff
 from actions.kinds.lws_pods import group_of_pod, leader_name
+from console.texts import Msg, msg
 
 
 def read_group(api, namespace: str, lws: str, group: int) -> Snapshot:
@@ -35,10 +36,13 @@ def read_group(api, namespace: str, lws: str, group: int) -> Snapshot:
         # when re-reading after our own delete, but the group must exist.
         replicas = (api.get_lws(namespace, lws).get("spec") or {}).get("replicas", 0)
         if group >= replicas:
-            raise TargetNotFound(
-                f"leaderworkerset {namespace}/{lws} has {replicas} groups; there is no group "
-                f"{group}"
-            ) from None
+            said = msg(
+                "actions.restart.no_group",
+                where=f"{namespace}/{lws}",
+                replicas=replicas,
+                group=group,
+            )
+            raise TargetNotFound(said) from None
         state = {"group": group, "leader_pod": leader, "uid": "", "phase": "Absent"}
         return Snapshot("", state, {"leader_pod": leader, "uid": ""})
     meta = pod.get("metadata") or {}
@@ -83,46 +87,48 @@ class RestartLwsGroup(ActionKind):
         where = f"{params['namespace']}/{params['lws']}"
         group, leader, uid = (current.state[k] for k in ("group", "leader_pod", "uid"))
         if not uid:
-            raise GuardrailError(
-                f"group {group} of {where} has no leader pod right now: LWS is already "
-                "recreating it; nothing to restart"
-            )
+            raise GuardrailError(msg("actions.restart.no_leader", group=group, where=where))
         desired = {"group": group, "leader_pod": leader, "previous_uid": uid}
         shown_after = {**current.state, "uid": "(new, created by LWS)", "phase": "Pending"}
-        via = f" (from pod {params['pod']})" if "pod" in params else ""
-        return Plan(
+        if "pod" in params:
+            summary = msg(
+                "actions.restart.summary_pod",
+                group=group,
+                pod=params["pod"],
+                where=where,
+                leader=leader,
+            )
+        else:
+            summary = msg("actions.restart.summary", group=group, where=where, leader=leader)
+        return Plan.of(
             desired,
             state_diff(current.state, shown_after, f"{params['namespace']}/{leader}"),
-            f"Restart group {group}{via} of {where}: delete leader pod {leader} so LWS "
-            "recreates the whole group",
-            [
-                f"in-flight requests on group {group} fail, and the group serves nothing "
-                "until its pods are rescheduled and the model has loaded (minutes)",
-                "cannot be undone",
-            ],
+            summary,
+            [msg("actions.restart.fails", group=group), msg("actions.restart.no_undo_warning")],
         )
 
-    def dry_run(self, api, params: dict, current: Snapshot, plan: Plan) -> str:
+    def dry_run(self, api, params: dict, current: Snapshot, plan: Plan) -> Msg:
         leader, uid = plan.desired["leader_pod"], plan.desired["previous_uid"]
         api.delete_pod(params["namespace"], leader, uid, dry_run=True)
-        return f"server dry run accepted: would delete pod {leader} (uid {uid})"
+        return msg("actions.restart.dry_run", pod=leader, uid=uid)
 
     def apply(self, api, params: dict, current: Snapshot, plan: Plan) -> Snapshot:
         leader, uid = plan.desired["leader_pod"], plan.desired["previous_uid"]
         api.delete_pod(params["namespace"], leader, uid)
         return read_group(api, params["namespace"], params["lws"], plan.desired["group"])
 
-    def verify(self, api, params: dict, plan: Plan) -> tuple[bool, str]:
+    def verify(self, api, params: dict, plan: Plan) -> tuple[bool, Msg]:
         now = read_group(api, params["namespace"], params["lws"], plan.desired["group"])
         leader = plan.desired["leader_pod"]
         if now.state["uid"] == plan.desired["previous_uid"]:
             phase = now.state["phase"]
             if phase == "Terminating":
-                return True, f"leader pod {leader} is terminating; LWS recreates the group"
-            return False, f"leader pod {leader} still has its old uid ({phase})"
+                return True, msg("actions.restart.terminating", pod=leader)
+            return False, msg("actions.restart.old_uid", pod=leader, phase=phase)
         if not now.state["uid"]:
-            return True, f"leader pod {leader} deleted; LWS is recreating the group"
-        return True, f"leader pod {leader} recreated (uid {now.state['uid']}, {now.state['phase']})"
+            return True, msg("actions.restart.deleted", pod=leader)
+        uid, phase = now.state["uid"], now.state["phase"]
+        return True, msg("actions.restart.recreated", pod=leader, uid=uid, phase=phase)
 
     def already_applied(self, current: Snapshot, before: Snapshot, plan: Plan) -> bool:
         # Our delete landed if the leader is gone, replaced, or terminating (a graceful
@@ -144,6 +150,4 @@ class RestartLwsGroup(ActionKind):
         )
 
     def undo_params(self, params: dict, before: Snapshot) -> dict:
-        raise ActionError(
-            "a group restart cannot be undone: the old pods are gone and LWS has created new ones"
-        )
+        raise ActionError(msg("actions.restart.no_undo"))

@@ -21,6 +21,7 @@ from actions.kinds.base import (
     namespace_param,
 )
 from actions.kinds.diff import data_diff
+from console.texts import Msg, msg
 
 DEFAULT_CONFIGMAP = "vllm-router-config"
 NAMED_REVISIONS = ("before_incident", "previous")
@@ -50,21 +51,21 @@ class RollbackRouterConfig(ActionKind):
         if params.get("data") is not None:
             data = params["data"]
             if params.get("revision") not in (None, ""):
-                raise ParamError("data", "give either revision or data, not both")
+                raise ParamError("data", msg("actions.param.data_or_revision"))
             if not isinstance(data, dict) or not all(
                 isinstance(k, str) and isinstance(v, str) for k, v in data.items()
             ):
-                raise ParamError("data", "must be an object of string keys to string values")
+                raise ParamError("data", msg("actions.param.data_shape"))
             out["data"] = dict(data)
             return out
         revision = params.get("revision")
         if revision in (None, ""):
             revision = "before_incident"
         if isinstance(revision, bool) or not isinstance(revision, int | str):
-            raise ParamError("revision", "must be before_incident, previous or a revision id")
+            raise ParamError("revision", msg("actions.param.revision"))
         revision = str(revision).strip()
         if revision not in NAMED_REVISIONS and not (0 < len(revision) <= 64):
-            raise ParamError("revision", "must be before_incident, previous or a revision id")
+            raise ParamError("revision", msg("actions.param.revision"))
         out["revision"] = revision
         return out
 
@@ -78,10 +79,10 @@ class RollbackRouterConfig(ActionKind):
         where = f"{params['namespace']}/{params['configmap']}"
         if "data" in params:
             desired = {"data": dict(params["data"])}
-            what = "the saved data"
+            what = msg("actions.rollback.saved_data")
         else:
             if ctx.revision_lookup is None:
-                raise ActionError(f"no revision history is available for {where}")
+                raise ActionError(msg("actions.rollback.no_history", where=where))
             revision = ctx.revision_lookup(
                 params["namespace"],
                 params["configmap"],
@@ -90,17 +91,15 @@ class RollbackRouterConfig(ActionKind):
             )
             desired = {"data": dict(revision.data)}
             when = revision.captured_at.strftime("%Y-%m-%d %H:%M:%S %Z").strip()
-            what = f"revision {revision.id} ({revision.label}, captured {when})"
+            what = msg("actions.rollback.revision", id=revision.id, label=revision.label, when=when)
         if desired == current.state:
-            return Plan(desired, f"(no change to {where})\n", f"{where} already matches {what}")
-        return Plan(
+            matches = msg("actions.rollback.matches", where=where, what=what)
+            return Plan.of(desired, f"(no change to {where})\n", matches)
+        return Plan.of(
             desired,
             data_diff(current.state["data"], desired["data"], where),
-            f"Roll back {where} to {what}",
-            [
-                "the router reloads its dynamic config within about 10 s of the kubelet "
-                "updating the mounted file (ConfigMap volumes can take 60-90 s)"
-            ],
+            msg("actions.rollback.summary", where=where, what=what),
+            [msg("actions.rollback.reload")],
         )
 
     def _ops(self, current: Snapshot, plan: Plan) -> list[dict]:
@@ -109,13 +108,13 @@ class RollbackRouterConfig(ActionKind):
             {"op": "add", "path": "/data", "value": plan.desired["data"]},
         ]
 
-    def dry_run(self, api, params: dict, current: Snapshot, plan: Plan) -> str:
+    def dry_run(self, api, params: dict, current: Snapshot, plan: Plan) -> Msg:
         if plan.desired == current.state:
-            return "nothing to change; no dry run needed"
+            return msg("actions.dry_run.not_needed")
         api.patch_configmap(
             params["namespace"], params["configmap"], self._ops(current, plan), dry_run=True
         )
-        return "server dry run accepted"
+        return msg("actions.dry_run.accepted")
 
     def apply(self, api, params: dict, current: Snapshot, plan: Plan) -> Snapshot:
         if plan.desired == current.state:
@@ -124,7 +123,7 @@ class RollbackRouterConfig(ActionKind):
             api.patch_configmap(params["namespace"], params["configmap"], self._ops(current, plan))
         )
 
-    def verify(self, api, params: dict, plan: Plan) -> tuple[bool, str]:
+    def verify(self, api, params: dict, plan: Plan) -> tuple[bool, Msg]:
         now = self.read(api, params)
         if now.state != plan.desired:
             changed = sorted(
@@ -132,8 +131,8 @@ class RollbackRouterConfig(ActionKind):
                 for k in set(now.state["data"]) | set(plan.desired["data"])
                 if now.state["data"].get(k) != plan.desired["data"].get(k)
             )
-            return False, f"data differs from the restored revision in {', '.join(changed)}"
-        return True, f"data matches (resourceVersion {now.resource_version})"
+            return False, msg("actions.rollback.verify_wrong", keys=", ".join(changed))
+        return True, msg("actions.rollback.verify_ok", version=now.resource_version)
 
     def subjects(self, params: dict, current: Snapshot | None) -> list[Subject]:
         return configmap_subjects(params["namespace"], params["configmap"])

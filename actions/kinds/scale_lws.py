@@ -22,6 +22,7 @@ from actions.kinds.base import (
 )
 from actions.kinds.diff import state_diff
 from actions.kinds.lws_pods import leader_name
+from console.texts import Msg, msg
 
 
 def _bounds() -> tuple[int, int, int]:
@@ -51,7 +52,7 @@ class ScaleLws(ActionKind):
         else:
             out["replicas_delta"] = int_param(params, "replicas_delta", low=-step, high=step)
             if out["replicas_delta"] == 0:
-                raise ParamError("replicas_delta", "must not be 0")
+                raise ParamError("replicas_delta", msg("actions.param.not_zero"))
         return out
 
     def target(self, params: dict) -> str:
@@ -86,28 +87,30 @@ class ScaleLws(ActionKind):
             # Re-checked at every attempt: after a 409 the current count may have moved.
             if not low <= want <= high:
                 raise GuardrailError(
-                    f"{where} would have {want} groups; allowed range is {low}..{high} "
-                    "(ACTIONS_SCALE_MIN_REPLICAS / ACTIONS_SCALE_MAX_REPLICAS)"
+                    msg("actions.scale.range", where=where, want=want, low=low, high=high)
                 )
             if abs(want - have) > step:
                 raise GuardrailError(
-                    f"scaling {where} from {have} to {want} groups is a step of "
-                    f"{abs(want - have)}; at most {step} per action (ACTIONS_SCALE_MAX_STEP)"
+                    msg(
+                        "actions.scale.step",
+                        where=where,
+                        have=have,
+                        want=want,
+                        step=abs(want - have),
+                        max=step,
+                    )
                 )
         desired = {"replicas": want}
         if want == have:
-            summary = f"{where} already has {have} groups; nothing to change"
+            summary = msg("actions.scale.unchanged", where=where, have=have)
         else:
-            summary = f"Scale {where} from {have} to {want} groups"
+            summary = msg("actions.scale.summary", where=where, have=have, want=want)
         warnings = []
         if want < have:
-            warnings.append(
-                f"scale-down deletes the highest-index groups ({want}..{have - 1}) and their "
-                "in-flight requests"
-            )
+            warnings.append(msg("actions.scale.down", low=want, high=have - 1))
         elif want > have:
-            warnings.append("new groups need free GPU nodes and take minutes to load the model")
-        return Plan(desired, state_diff(current.state, desired, where), summary, warnings)
+            warnings.append(msg("actions.scale.up"))
+        return Plan.of(desired, state_diff(current.state, desired, where), summary, warnings)
 
     def _patch(self, api, params, current: Snapshot, plan: Plan, dry_run: bool) -> dict:
         # resourceVersion in a merge patch is a precondition: 409 if the LWS moved.
@@ -117,11 +120,12 @@ class ScaleLws(ActionKind):
         }
         return api.patch_scale(params["namespace"], params["lws"], body, dry_run=dry_run)
 
-    def dry_run(self, api, params: dict, current: Snapshot, plan: Plan) -> str:
+    def dry_run(self, api, params: dict, current: Snapshot, plan: Plan) -> Msg:
         answered = self._patch(api, params, current, plan, dry_run=True)
-        return (
-            "server dry run accepted: spec.replicas "
-            f"{current.state['replicas']} -> {answered['spec']['replicas']}"
+        return msg(
+            "actions.scale.dry_run",
+            have=current.state["replicas"],
+            want=answered["spec"]["replicas"],
         )
 
     def apply(self, api, params: dict, current: Snapshot, plan: Plan) -> Snapshot:
@@ -129,39 +133,35 @@ class ScaleLws(ActionKind):
             return current
         return self._snapshot(self._patch(api, params, current, plan, dry_run=False))
 
-    def verify(self, api, params: dict, plan: Plan) -> tuple[bool, str]:
+    def verify(self, api, params: dict, plan: Plan) -> tuple[bool, Msg]:
         scale = api.get_scale(params["namespace"], params["lws"])
         have = (scale.get("spec") or {}).get("replicas")
         running = (scale.get("status") or {}).get("replicas")
         want = plan.desired["replicas"]
         if have != want:
-            return False, f"spec.replicas is {have}, expected {want}"
-        return True, f"spec.replicas is {want} ({running} groups exist now; LWS is reconciling)"
+            return False, msg("actions.scale.verify_wrong", have=have, want=want)
+        return True, msg("actions.scale.verify_ok", want=want, running=running)
 
     def subjects(self, params: dict, current: Snapshot | None) -> list[Subject]:
         return [lws_subject(params["namespace"], params["lws"])]
 
-    def approval_note(self, params: dict, current: Snapshot | None, plan: Plan | None) -> str:
+    def approval_note(
+        self, params: dict, current: Snapshot | None, plan: Plan | None
+    ) -> Msg | None:
         """A scale-down more than ACTIONS_SCALE_MAX_STEP below the groups ready now needs a
         second person: the step guardrail counts from spec.replicas, so two small steps in
         a row (the second before LWS drained the first) would otherwise remove more."""
         where = f"{params['namespace']}/{params['lws']}"
         if current is None or plan is None:
             if params.get("replicas_delta", 0) < 0 or "replicas" in params:
-                return (
-                    f"Kubernetes could not be read to compare this with the ready groups of "
-                    f"{where}, and it may scale down"
-                )
-            return ""
+                return msg("actions.scale.unread", where=where)
+            return None
         step = _bounds()[2]
         ready = int(current.identity.get("ready_replicas") or 0)
         want = plan.desired["replicas"]
         if ready - want > step:
-            return (
-                f"{ready} groups are ready in {where} and this leaves {want}: more than "
-                f"ACTIONS_SCALE_MAX_STEP ({step}) below the ready groups"
-            )
-        return ""
+            return msg("actions.scale.below_ready", ready=ready, where=where, want=want, step=step)
+        return None
 
     def undo_params(self, params: dict, before: Snapshot) -> dict:
         return {

@@ -24,6 +24,7 @@ from actions.kinds.base import (
     namespace_param,
 )
 from actions.kinds.diff import unified
+from console.texts import Msg, msg
 
 CONTAINER = "vllm"
 TEMPLATES = ("leaderTemplate", "workerTemplate")
@@ -99,10 +100,7 @@ class SetEnforceEager(ActionKind):
         enabled = params["enabled"]
         invocations = current.state["invocations"]
         if not any(invocations.values()):
-            raise ActionError(
-                f"no vLLM invocation found in container '{CONTAINER}' of {where}'s leader or "
-                "worker template; cannot place --enforce-eager"
-            )
+            raise ActionError(msg("actions.eager.no_invocation", container=CONTAINER, where=where))
         desired_inv: dict[str, dict | None] = {}
         diffs = []
         for key, inv in invocations.items():
@@ -114,18 +112,14 @@ class SetEnforceEager(ActionKind):
             if new["value"] != inv["value"]:
                 diffs.append(unified(_readable(inv), _readable(new), f"{where} {key} vllm"))
         desired = {"enabled": enabled, "invocations": desired_inv}
-        verb = "Add --enforce-eager to" if enabled else "Remove --enforce-eager from"
         if desired == current.state:
-            state = "already has" if enabled else "already runs without"
-            summary = f"{where} {state} --enforce-eager; nothing to change"
-            return Plan(desired, f"(no change to {where})\n", summary, [])
-        warnings = [
-            f"changes the pod template: LWS rolls every group of {where}, one at a time "
-            "(maxUnavailable), each group reloading the model"
-        ]
+            state = "actions.eager.has" if enabled else "actions.eager.has_not"
+            return Plan.of(desired, f"(no change to {where})\n", msg(state, where=where))
+        warnings = [msg("actions.eager.rolls", where=where)]
         if enabled:
-            warnings.append("eager mode disables CUDA graphs: decode is roughly 30% slower")
-        return Plan(desired, "".join(diffs), f"{verb} {where} (rolls every group)", warnings)
+            warnings.append(msg("actions.eager.slower"))
+        verb = "actions.eager.add" if enabled else "actions.eager.remove"
+        return Plan.of(desired, "".join(diffs), msg(verb, where=where), warnings)
 
     def _ops(self, current: Snapshot, plan: Plan) -> list[dict]:
         ops = [
@@ -143,14 +137,14 @@ class SetEnforceEager(ActionKind):
                 ops.append({"op": "add", "path": path, "value": new["value"]})
         return ops
 
-    def dry_run(self, api, params: dict, current: Snapshot, plan: Plan) -> str:
+    def dry_run(self, api, params: dict, current: Snapshot, plan: Plan) -> Msg:
         if plan.desired == current.state:
-            return "nothing to change; no dry run needed"
+            return msg("actions.dry_run.not_needed")
         answered = api.patch_lws(
             params["namespace"], params["lws"], self._ops(current, plan), dry_run=True
         )
         ok = _enabled(_invocations(answered)) == plan.desired["enabled"]
-        return "server dry run accepted" + ("" if ok else " (but the flag did not take)")
+        return msg("actions.dry_run.accepted" if ok else "actions.eager.dry_run_no_flag")
 
     def apply(self, api, params: dict, current: Snapshot, plan: Plan) -> Snapshot:
         if plan.desired == current.state:
@@ -159,7 +153,7 @@ class SetEnforceEager(ActionKind):
             api.patch_lws(params["namespace"], params["lws"], self._ops(current, plan))
         )
 
-    def verify(self, api, params: dict, plan: Plan) -> tuple[bool, str]:
+    def verify(self, api, params: dict, plan: Plan) -> tuple[bool, Msg]:
         lws = api.get_lws(params["namespace"], params["lws"])
         invocations = _invocations(lws)
         wrong = [
@@ -167,13 +161,15 @@ class SetEnforceEager(ActionKind):
             for key, inv in invocations.items()
             if inv and plan.desired["invocations"].get(key) and inv["on"] != plan.desired["enabled"]
         ]
-        state = "present" if plan.desired["enabled"] else "absent"
+        on = plan.desired["enabled"]
         if wrong:
-            return False, f"--enforce-eager is not {state} in {', '.join(wrong)}"
+            which = "actions.eager.not_present" if on else "actions.eager.not_absent"
+            return False, msg(which, where=", ".join(wrong))
         status = lws.get("status") or {}
-        return True, (
-            f"--enforce-eager is {state} in the templates; rollout: "
-            f"{status.get('updatedReplicas', '?')}/{status.get('replicas', '?')} groups updated"
+        return True, msg(
+            "actions.eager.present" if on else "actions.eager.absent",
+            updated=status.get("updatedReplicas", "?"),
+            replicas=status.get("replicas", "?"),
         )
 
     def subjects(self, params: dict, current: Snapshot | None) -> list[Subject]:

@@ -24,6 +24,7 @@ from actions.kinds.base import (
     namespace_param,
 )
 from actions.kinds.diff import state_diff
+from console.texts import Msg, join, msg
 
 DEFAULT_CONFIGMAP = "llm-gateway-config"
 CONFIG_KEY = "config.json"
@@ -40,13 +41,14 @@ LIMITS: dict[str, tuple[int, int] | None] = {
 def _config(cm: dict, where: str) -> dict:
     raw = (cm.get("data") or {}).get(CONFIG_KEY)
     if raw is None:
-        raise ActionError(f"{where} has no data[{CONFIG_KEY}]; is this the gateway ConfigMap?")
+        raise ActionError(msg("actions.gateway.no_key", where=where, item=CONFIG_KEY))
     try:
         config = json.loads(raw)
     except ValueError as exc:
-        raise ActionError(f"{where} data[{CONFIG_KEY}] is not valid JSON: {exc}") from None
+        said = msg("actions.gateway.not_json", where=where, item=CONFIG_KEY, detail=str(exc))
+        raise ActionError(said) from None
     if not isinstance(config, dict):
-        raise ActionError(f"{where} data[{CONFIG_KEY}] is not a JSON object")
+        raise ActionError(msg("actions.gateway.not_object", where=where, item=CONFIG_KEY))
     return config
 
 
@@ -80,7 +82,9 @@ class UpdateGatewayLimits(ActionKind):
             else:
                 out[key] = int_param(params, key, low=bounds[0], high=bounds[1])
         if not set(out) & set(LIMITS):
-            raise ParamError("max_tokens_cap", f"give at least one of {', '.join(LIMITS)}")
+            raise ParamError(
+                "max_tokens_cap", msg("actions.param.at_least_one", keys=", ".join(LIMITS))
+            )
         return out
 
     def target(self, params: dict) -> str:
@@ -102,18 +106,19 @@ class UpdateGatewayLimits(ActionKind):
             if desired[k] != current.state[k]
         ]
         if not changes:
-            return Plan(desired, f"(no change to {where})\n", f"{where} already has these limits")
+            unchanged = msg("actions.gateway.unchanged", where=where)
+            return Plan.of(desired, f"(no change to {where})\n", unchanged)
         warnings = []
         old_cap, new_cap = current.state.get("max_tokens_cap"), desired["max_tokens_cap"]
         if isinstance(old_cap, int) and isinstance(new_cap, int) and new_cap < old_cap:
-            warnings.append(f"requests asking for more than {new_cap} tokens will be capped")
+            warnings.append(msg("actions.gateway.capped", cap=new_cap))
         rps, burst = desired["rate_limit_rps"], desired["rate_limit_burst"]
         if isinstance(rps, int) and isinstance(burst, int) and 0 < burst < rps:
-            warnings.append("rate_limit_burst is below rate_limit_rps: short bursts get 429s")
-        return Plan(
+            warnings.append(msg("actions.gateway.burst"))
+        return Plan.of(
             desired,
             state_diff(current.state, desired, f"{where} {CONFIG_KEY}"),
-            f"Set gateway limits in {where}: {'; '.join(changes)}",
+            msg("actions.gateway.summary", where=where, changes="; ".join(changes)),
             warnings,
         )
 
@@ -124,8 +129,12 @@ class UpdateGatewayLimits(ActionKind):
         rv = str((cm.get("metadata") or {}).get("resourceVersion") or "")
         if rv != current.resource_version:
             raise Conflict(
-                f"configmap {self._where(params)} changed since it was read "
-                f"(resourceVersion {current.resource_version} -> {rv}); re-read and retry"
+                msg(
+                    "actions.gateway.moved",
+                    where=self._where(params),
+                    before=current.resource_version,
+                    now=rv,
+                )
             )
         old = cm["data"][CONFIG_KEY]
         config = _config(cm, self._where(params))
@@ -137,12 +146,12 @@ class UpdateGatewayLimits(ActionKind):
             {"op": "replace", "path": path, "value": json.dumps(config, indent=2)},
         ]
 
-    def dry_run(self, api, params: dict, current: Snapshot, plan: Plan) -> str:
+    def dry_run(self, api, params: dict, current: Snapshot, plan: Plan) -> Msg:
         if plan.desired == current.state:
-            return "nothing to change; no dry run needed"
+            return msg("actions.dry_run.not_needed")
         ops = self._ops(api, params, current, plan)
         api.patch_configmap(params["namespace"], params["configmap"], ops, dry_run=True)
-        return "server dry run accepted"
+        return msg("actions.dry_run.accepted")
 
     def apply(self, api, params: dict, current: Snapshot, plan: Plan) -> Snapshot:
         if plan.desired == current.state:
@@ -151,13 +160,21 @@ class UpdateGatewayLimits(ActionKind):
         cm = api.patch_configmap(params["namespace"], params["configmap"], ops)
         return _snapshot(cm, self._where(params))
 
-    def verify(self, api, params: dict, plan: Plan) -> tuple[bool, str]:
+    def verify(self, api, params: dict, plan: Plan) -> tuple[bool, Msg]:
         now = self.read(api, params)
         wrong = [k for k in LIMITS if now.state[k] != plan.desired[k]]
         if wrong:
-            expected = (f"{k} is {now.state[k]}, expected {plan.desired[k]}" for k in wrong)
-            return False, "; ".join(expected)
-        return True, f"{CONFIG_KEY} holds the new limits (resourceVersion {now.resource_version})"
+            expected = (
+                msg(
+                    "actions.gateway.verify_wrong",
+                    item=k,
+                    have=str(now.state[k]),
+                    want=str(plan.desired[k]),
+                )
+                for k in wrong
+            )
+            return False, join(expected)
+        return True, msg("actions.gateway.verify_ok", item=CONFIG_KEY, version=now.resource_version)
 
     def subjects(self, params: dict, current: Snapshot | None) -> list[Subject]:
         return configmap_subjects(params["namespace"], params["configmap"])
@@ -169,5 +186,5 @@ class UpdateGatewayLimits(ActionKind):
         old = before.state
         restore = {k: old[k] for k in LIMITS if k in params and old[k] is not None}
         if not restore:
-            raise ActionError("this change cannot be undone: the keys it set did not exist before")
+            raise ActionError(msg("actions.gateway.no_undo"))
         return {"namespace": params["namespace"], "configmap": params["configmap"], **restore}

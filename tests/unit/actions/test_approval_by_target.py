@@ -62,9 +62,9 @@ def test_a_sev4_incident_cannot_scale_the_lws_a_sev1_incident_is_about(people):
     run = request(quiet, people["rita"])
     assert run.status == S.AWAITING_APPROVAL
     assert run.requires_approval
-    assert f"incident #{sev1.pk} (SEV1) is about lws vllm-chat in {PROD}" in run.approval_reason
+    assert f"Incident #{sev1.pk} (SEV1) is about lws vllm-chat in {PROD}." in run.approval_reason
     # The timeline of the incident the run was filed on says why it waits.
-    assert f"incident #{sev1.pk} (SEV1)" in run.events.get().message
+    assert f"Incident #{sev1.pk} (SEV1)" in run.events.get().message
     with pytest.raises(PermissionDenied):
         services.action_run_approve(run_id=run.pk, actor=people["rita"])
     services.action_run_approve(run_id=run.pk, actor=people["cole"])
@@ -110,7 +110,7 @@ def test_configmap_and_node_targets_of_a_sev1_incident_need_approval(
     sev1 = incident_about(**labels)
     run = request(IncidentFactory(severity="SEV4"), people["rita"], kind=kind, params=params)
     assert run.status == S.AWAITING_APPROVAL
-    assert f"incident #{sev1.pk} (SEV1) is about {about}" in run.approval_reason
+    assert f"Incident #{sev1.pk} (SEV1) is about {about}." in run.approval_reason
     with pytest.raises(PermissionDenied):
         services.action_run_approve(run_id=run.pk, actor=people["rita"])
     services.action_run_approve(run_id=run.pk, actor=people["cara"])
@@ -153,16 +153,16 @@ def test_approval_is_decided_again_at_request_time(people):
     sev1 = incident_about(namespace=PROD, lws="vllm-chat")  # opens after the preview
     run = request(quiet, people["rita"])
     assert run.status == S.AWAITING_APPROVAL
-    assert f"incident #{sev1.pk}" in run.approval_reason
+    assert f"Incident #{sev1.pk}" in run.approval_reason
 
 
 def test_the_incidents_own_severity_and_the_other_incident_are_both_named(people):
     own = incident_about(namespace=PROD, lws="vllm-chat")
     other = incident_about(namespace=PROD, lws="vllm-chat")
     run = request(own, people["rita"])
-    assert "the incident is SEV1" in run.approval_reason
-    assert f"incident #{other.pk} (SEV1) is about lws vllm-chat" in run.approval_reason
-    assert f"incident #{own.pk} (SEV1) is about" not in run.approval_reason  # said once
+    assert "The incident is SEV1." in run.approval_reason
+    assert f"Incident #{other.pk} (SEV1) is about lws vllm-chat" in run.approval_reason
+    assert f"Incident #{own.pk} (SEV1) is about" not in run.approval_reason  # said once
 
 
 def test_the_preview_page_and_api_say_which_incident_needs_approval(people):
@@ -179,7 +179,7 @@ def test_the_preview_page_and_api_say_which_incident_needs_approval(people):
         f"/runbooks/incidents/{quiet.pk}/actions/preview/", form, HTTP_HX_REQUEST="true"
     ).content.decode()
     assert 'data-testid="needs-approval"' in html
-    assert f"incident #{sev1.pk} (SEV1) is about lws vllm-chat in {PROD}" in html
+    assert f"Incident #{sev1.pk} (SEV1) is about lws vllm-chat in {PROD}" in html
     assert "Request approval" in html
 
     api = APIClient()
@@ -190,14 +190,14 @@ def test_the_preview_page_and_api_say_which_incident_needs_approval(people):
         format="json",
     ).json()
     assert body["requires_approval"] is True
-    assert f"incident #{sev1.pk} (SEV1) is about lws vllm-chat in {PROD}" in body["approval_reason"]
+    assert f"Incident #{sev1.pk} (SEV1) is about lws vllm-chat in {PROD}" in body["approval_reason"]
 
     # The run keeps the reason: its card (and the run page around it) says it to everyone.
     run = request(quiet, people["rita"])
     card = page.get(f"/runbooks/actions/{run.pk}/card/", HTTP_HX_REQUEST="true").content.decode()
-    assert f"Awaiting approval: incident #{sev1.pk} (SEV1) is about lws vllm-chat" in card
+    assert f"Awaiting approval: Incident #{sev1.pk} (SEV1) is about lws vllm-chat" in card
     detail = api.get(f"/api/v1/actions/{run.pk}/").json()
-    assert f"incident #{sev1.pk} (SEV1)" in detail["approval_reason"]
+    assert f"Incident #{sev1.pk} (SEV1)" in detail["approval_reason"]
 
 
 def test_preview_and_request_queries_do_not_grow_with_incidents_or_alerts(people):
@@ -244,8 +244,8 @@ def test_many_incidents_about_the_target_are_counted_not_listed(people):
     worst = [incident_about(namespace=PROD, node="gpu-node-3") for _ in range(4)]
     run = request(IncidentFactory(severity="SEV1"), people["rita"], "cordon_node", CORDON)
     reason = run.approval_reason
-    assert reason.startswith("cordon_node is a risky action; the incident is SEV1; ")
-    assert f"incident #{worst[0].pk} (SEV1) is about node gpu-node-3" in reason
-    assert "2 more open incident(s) are about it" in reason
+    assert reason.startswith("cordon_node is a risky action. The incident is SEV1. ")
+    assert f"Incident #{worst[0].pk} (SEV1) is about node gpu-node-3." in reason
+    assert "2 more open incidents are about it." in reason
     assert len(reason) <= 300
-    assert reason.endswith("a commander other than the requester must approve.")
+    assert reason.endswith("A commander other than the requester must approve.")

@@ -82,7 +82,7 @@ def test_rollback_preview_apply_verify_undo(sim, api):
     assert '-  "routing_logic": "roundrobin",\n' in plan.diff
     assert '+  "routing_logic": "prefixaware",\n' in plan.diff
 
-    assert ROLLBACK.dry_run(api, params, current, plan) == "server dry run accepted"
+    assert ROLLBACK.dry_run(api, params, current, plan).english == "server dry run accepted"
     assert cm(sim, objects.ROUTER_CONFIGMAP)["data"] == bad
 
     after = ROLLBACK.apply(api, params, current, plan)
@@ -167,7 +167,7 @@ def test_gateway_preview_apply_keeps_other_keys_and_undo(sim, api):
     assert "\n+max_tokens_cap: 4096\n" in plan.diff
     assert any("capped" in w for w in plan.warnings)
 
-    assert GATEWAY.dry_run(api, params, current, plan) == "server dry run accepted"
+    assert GATEWAY.dry_run(api, params, current, plan).english == "server dry run accepted"
     assert gateway_config(sim) == original
 
     after = GATEWAY.apply(api, params, current, plan)

@@ -18,11 +18,11 @@ def hook():
 
 def test_an_internal_paging_webhook_is_refused_unless_allowlisted(settings, hook):
     settings.GUARD_PAGE_WEBHOOK_URL = f"{hook.url}/page"
-    said = _deliver("breached")
+    said = _deliver("breached").english
     assert "127.0.0.1 is a loopback address" in said
     assert hook.requests == []
     settings.OUTGOING_URL_ALLOWLIST = "127.0.0.1/32"
-    assert _deliver("breached") == "(Sent to the paging webhook.)"
+    assert _deliver("breached").english == "(Sent to the paging webhook.)"
     assert [path for path, _ in hook.requests] == ["/page"]
 
 
@@ -33,7 +33,7 @@ def test_a_paging_webhook_that_drips_is_cut_at_the_deadline(settings):
         settings.GUARD_PAGE_WEBHOOK_URL = f"{server.url}/page"
         settings.GUARD_PAGE_TIMEOUT_SECONDS = 1.0
         started = time.monotonic()
-        said = _deliver("breached")
+        said = _deliver("breached").english
         assert time.monotonic() - started < 10
         assert "could not be delivered" in said
         assert "DeadlineExceeded" in said

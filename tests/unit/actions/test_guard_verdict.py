@@ -27,12 +27,14 @@ def test_every_runbook_has_a_guard_with_the_three_kinds_of_signal():
 
 def test_quality_gate_breaches_only_when_the_change_made_it_cross():
     hit = spec("prefix-cache-drop", "hit_rate")
-    state, message = judge(hit, 0.05, 0.82)
+    state, said = judge(hit, 0.05, 0.82)
+    message = said.english
     assert state == BREACH
     assert "Prefix-cache hit rate: 0.05 ratio crossed the threshold (< 0.3)" in message
     assert "0.82 before the change" in message
     # A rollback made in the middle of the outage: the gate was already crossed.
-    state, message = judge(hit, 0.05, 0.06)
+    state, said = judge(hit, 0.05, 0.06)
+    message = said.english
     assert state == OK
     assert "already past < 0.3 before the change" in message
     assert judge(hit, 0.8, 0.82)[0] == OK
@@ -41,7 +43,8 @@ def test_quality_gate_breaches_only_when_the_change_made_it_cross():
 def test_availability_breaches_on_burn_rate_against_the_slo():
     avail = spec("ttft-spike", "availability")
     assert threshold_text(avail) == "burn rate above 14.4x of a 99.00% SLO"
-    state, message = judge(avail, 0.2, 0.0)  # 20 % errors = 20x burn of a 1 % budget
+    state, said = judge(avail, 0.2, 0.0)  # 20 % errors = 20x burn of a 1 % budget
+    message = said.english
     assert state == BREACH
     assert "burn rate 20x (error ratio 20.00%)" in message
     assert judge(avail, 0.1, 0.0)[0] == OK  # 10x: within the limit
@@ -50,7 +53,8 @@ def test_availability_breaches_on_burn_rate_against_the_slo():
 
 def test_latency_regression_is_against_the_value_before_the_change():
     ttft = spec("ttft-spike", "ttft_p99")
-    state, message = judge(ttft, 1.6, 1.0)
+    state, said = judge(ttft, 1.6, 1.0)
+    message = said.english
     assert state == BREACH
     assert "crossed 1.5 s (1.5x the 1 s before the change)" in message
     assert judge(ttft, 1.4, 1.0)[0] == OK
@@ -62,13 +66,15 @@ def test_no_value_or_no_baseline_is_unknown_never_a_breach():
     ttft = spec("ttft-spike", "ttft_p99")
     assert judge(ttft, None, 1.0)[0] == UNKNOWN
     assert judge(ttft, math.nan, 1.0)[0] == UNKNOWN
-    state, message = judge(ttft, 9.0, None)
+    state, said = judge(ttft, 9.0, None)
+    message = said.english
     assert state == UNKNOWN
     assert "no value from before the change" in message
     assert judge(spec("prefix-cache-drop", "hit_rate"), None, 0.8)[0] == UNKNOWN
     # A quality gate past its threshold with no value from before the change is most
     # likely the outage the change fixes: unknown, never an undo.
-    state, message = judge(spec("prefix-cache-drop", "hit_rate"), 0.05, None)
+    state, said = judge(spec("prefix-cache-drop", "hit_rate"), 0.05, None)
+    message = said.english
     assert state == UNKNOWN
     assert "no value from before the change to compare" in message
     # No error series before the change means no errors: availability still breaches.

@@ -62,14 +62,15 @@ def test_restart_from_a_worker_pod_label(sim, api):
     assert "cannot be undone" in plan.warnings
     assert plan.desired != current.state  # the lead's "nothing to do" check must not fire
 
-    assert RESTART.dry_run(api, params, current, plan).startswith("server dry run accepted")
+    assert RESTART.dry_run(api, params, current, plan).english.startswith("server dry run accepted")
     assert pod(sim, "vllm-chat-1")["metadata"]["uid"] == old_uid
 
     after = RESTART.apply(api, params, current, plan)
     assert pod(sim, "vllm-chat-1") is None
     assert after.state["phase"] == "Absent"
     assert RESTART.already_applied(after, current, plan)
-    assert RESTART.verify(api, params, plan) == (
+    ok, detail = RESTART.verify(api, params, plan)
+    assert (ok, detail.english) == (
         True,
         "leader pod vllm-chat-1 deleted; LWS is recreating the group",
     )
@@ -78,7 +79,7 @@ def test_restart_from_a_worker_pod_label(sim, api):
     assert new_uid != old_uid
     ok, detail = RESTART.verify(api, params, plan)
     assert ok
-    assert new_uid in detail
+    assert new_uid in detail.english
     assert RESTART.already_applied(RESTART.read(api, params), current, plan)
     with pytest.raises(ActionError, match="cannot be undone"):
         RESTART.undo_params(params, current)
@@ -167,7 +168,7 @@ def test_cordon_and_restart_groups_then_undo(sim, api):
     assert "+unschedulable: true\n" in plan.diff
     before_node = node(sim, "gpu-node-3")
 
-    assert "would delete vllm-chat-1" in CORDON.dry_run(api, params, current, plan)
+    assert "would delete vllm-chat-1" in CORDON.dry_run(api, params, current, plan).english
     assert node(sim, "gpu-node-3") == before_node
     assert pod(sim, "vllm-chat-1")["metadata"]["uid"] == leader_uid
 
@@ -180,7 +181,7 @@ def test_cordon_and_restart_groups_then_undo(sim, api):
     assert pod(sim, "vllm-chat-1") is None
     assert CORDON.already_applied(after, current, plan)
     ok, detail = CORDON.verify(api, params, plan)
-    assert (ok, detail) == (
+    assert (ok, detail.english) == (
         False,
         "LWS pods still on gpu-node-3 (their groups are restarting): ['vllm-chat-1-1']",
     )
@@ -202,7 +203,7 @@ def test_cordon_and_restart_groups_then_undo(sim, api):
 def test_cordon_guardrail_counts_other_cordoned_gpu_nodes(sim, api, settings):
     for name in ("gpu-node-14", "gpu-node-15"):
         sim.store.mutate(NODES, None, name, lambda o: o["spec"].update(unschedulable=True))
-    with pytest.raises(GuardrailError, match=r"2 GPU node\(s\) are already cordoned"):
+    with pytest.raises(GuardrailError, match=r"2 GPU nodes are already cordoned"):
         prepare(CORDON, api, {"node": "gpu-node-3", "reason": "ecc"})
     settings.ACTIONS_MAX_CORDONED_NODES = 3
     _, _, plan = prepare(CORDON, api, {"node": "gpu-node-3", "reason": "ecc"})

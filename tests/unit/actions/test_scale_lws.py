@@ -62,7 +62,8 @@ def test_preview_dry_run_apply_verify_undo(sim, api, prepare):
     history = len(sim.store.history)
 
     assert (
-        kind.dry_run(api, params, current, plan) == "server dry run accepted: spec.replicas 4 -> 6"
+        kind.dry_run(api, params, current, plan).english
+        == "server dry run accepted: spec.replicas 4 -> 6"
     )
     assert replicas(sim) == 4
     assert len(sim.store.history) == history

@@ -103,7 +103,7 @@ def test_a_second_run_on_a_busy_target_is_refused_with_the_run_it_waits_for(peop
 @pytest.mark.parametrize(
     ("severity", "kind", "params", "reason"),
     [
-        ("SEV1", "scale_lws", SCALE, "the incident is SEV1"),
+        ("SEV1", "scale_lws", SCALE, "The incident is SEV1."),
         ("SEV3", "cordon_node", {"node": "gpu-node-3", "reason": "ECC"}, "risky"),
     ],
 )

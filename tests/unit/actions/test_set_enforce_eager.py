@@ -99,7 +99,7 @@ def test_shell_string_enable_dry_run_apply_verify_undo(sim, api):
     assert "+  --enforce-eager\n" in plan.diff
     assert any("rolls every group" in w for w in plan.warnings)
 
-    assert KIND.dry_run(api, params, current, plan) == "server dry run accepted"
+    assert KIND.dry_run(api, params, current, plan).english == "server dry run accepted"
     assert lws(sim) == original
 
     after = KIND.apply(api, params, current, plan)

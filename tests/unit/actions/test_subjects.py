@@ -1,7 +1,7 @@
 """Which alert labels each kind says are about what it changes (issue 11, finding 1): the
 approval policy looks for open SEV1 incidents whose alerts carry these labels."""
 
-from actions.kinds import Subject, kind_for
+from actions.kinds import kind_for
 from tests.unit.conftest import NS
 
 
@@ -35,6 +35,7 @@ def test_a_cordon_is_about_its_node_and_the_lws_groups_it_restarts(prepare, sim)
         "cordon_node", {"node": "gpu-node-3", "reason": "ecc", "restart_groups": True}
     )
     subjects = kind.subjects(params, current)
-    assert subjects[0] == Subject({"node": "gpu-node-3"}, "node gpu-node-3")
+    assert subjects[0].labels == {"node": "gpu-node-3"}
+    assert subjects[0].name.english == "node gpu-node-3"
     assert subjects[1].labels == {"namespace": NS, "lws": "vllm-chat"}
-    assert "restarted by this cordon" in subjects[1].name
+    assert "restarted by this cordon" in subjects[1].name.english

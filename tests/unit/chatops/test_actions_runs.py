@@ -47,7 +47,7 @@ def test_request_opens_a_modal_at_once_then_shows_the_preview(
     assert "scale_lws" in words
     assert "leaderworkerset/llm-serving/vllm-chat" in words
     assert "needed: " in words
-    assert "the incident is SEV1" in words
+    assert "The incident is SEV1." in words
     assert "Not previewed" in words  # no cluster here: the preview says so
     metadata = json.loads(view["private_metadata"])
     assert metadata["action"] == "request_confirm"

@@ -139,7 +139,7 @@ def test_a_sev1_recommended_action_needs_approval(settings):
     AlertFactory(incident=incident, labels={"alertname": "VLLMHighTTFT", **LABELS})
     said = fields(incident_state(incident_id=incident.pk, language="en"))
     assert "(needs a second person's approval: " in said["Recommended action"]
-    assert "the incident is SEV1" in said["Recommended action"]
+    assert "The incident is SEV1." in said["Recommended action"]
 
 
 def test_a_fixed_number_of_queries(make_user, django_assert_max_num_queries, settings):
