@@ -19,12 +19,23 @@ from typing import Protocol
 
 import requests
 from django.conf import settings
+from django.utils.functional import lazy
 
 from console.outgoing import failure_reason, service_request
+from console.texts import Msg, msg
 
 
 class FaultError(Exception):
-    """The fault source refused or could not be reached; the message says which."""
+    """The fault source refused or could not be reached; the message says which: `text`
+    (parts, worded in each reader's language), str() its English."""
+
+    def __init__(self, text: Msg) -> None:
+        super().__init__(text.english)
+        self.text = text
+
+    def lazy_words(self) -> str:
+        """The message in the active language when shown (a DomainError's parameter)."""
+        return lazy(lambda: str(self.text), str)()
 
 
 class FaultAdapter(Protocol):
@@ -63,6 +74,8 @@ SIMULATOR_FAULTS = (
     "long-context-kv",
 )
 SIMULATOR_TARGET = ("llm-serving", "vllm-chat")
+# What `clear` notes when the source does not report; drills/restore.py words it.
+NO_REPORT_NOTE = "this simulator does not report what its clear restored"
 
 
 def simulator_url() -> str:
@@ -79,14 +92,14 @@ class SimulatorAdapter:
 
     def _call(self, method: str, path: str) -> tuple[int, dict]:
         if not self.url.startswith(("http://", "https://")):
-            raise FaultError(f"the simulator URL must be http(s)://..., got {self.url!r}")
+            raise FaultError(msg("drills.error.url", url=repr(self.url)))
         try:
             # An overall deadline, not a per-read timeout: a simulator that drips its
             # answer cannot hold a drill's task (console/outgoing).
             resp = service_request(method, self.url + path, deadline=self.timeout)
         except requests.RequestException as exc:
             raise FaultError(
-                f"the fleet simulator at {self.url} did not answer ({failure_reason(exc)})"
+                msg("drills.error.no_answer", url=self.url, reason=failure_reason(exc))
             ) from None
         try:
             body = resp.json() if resp.content else {}
@@ -98,8 +111,11 @@ class SimulatorAdapter:
         status, body = self._call(method, path)
         if status >= 400:
             raise FaultError(
-                f"the simulator refused {method} {path} ({status}): {body.get('error', body)}"
-            )
+                msg(
+                    "drills.error.refused", method=method, path=path, status=status,
+                    detail=str(body.get("error", body)),
+                )
+            )  # fmt: skip
         return body
 
     def faults(self) -> tuple[str, ...]:
@@ -108,13 +124,15 @@ class SimulatorAdapter:
     def check_target(self, *, fault: str, namespace: str, lws: str) -> None:
         if fault not in SIMULATOR_FAULTS:
             raise FaultError(
-                f"the simulator has no fault {fault!r}; it has {', '.join(SIMULATOR_FAULTS)}"
+                msg("drills.error.no_fault", fault=repr(fault), faults=", ".join(SIMULATOR_FAULTS))
             )
         if (namespace, lws) != SIMULATOR_TARGET:
             raise FaultError(
-                f"the simulator's {fault} scenario acts on {'/'.join(SIMULATOR_TARGET)}, "
-                f"not on {namespace}/{lws}"
-            )
+                msg(
+                    "drills.error.wrong_target", fault=fault, expected="/".join(SIMULATOR_TARGET),
+                    target=f"{namespace}/{lws}",
+                )
+            )  # fmt: skip
 
     def inject(self, *, fault: str, namespace: str, lws: str) -> dict:
         self.check_target(fault=fault, namespace=namespace, lws=lws)
@@ -124,7 +142,7 @@ class SimulatorAdapter:
         body = self._ok("POST", f"/sim/clear/{fault}")
         if "report" not in body:
             # A simulator from before issue 25 clears but does not say what it took back.
-            body["note"] = "this simulator does not report what its clear restored"
+            body["note"] = NO_REPORT_NOTE
         return body
 
     def status(self) -> dict:
@@ -137,5 +155,5 @@ ADAPTERS = {"simulator": SimulatorAdapter}
 def adapter_for(name: str) -> FaultAdapter:
     cls = ADAPTERS.get(name)
     if cls is None:
-        raise FaultError(f"there is no fault adapter {name!r}; known: {', '.join(ADAPTERS)}")
+        raise FaultError(msg("drills.error.no_adapter", name=repr(name), names=", ".join(ADAPTERS)))
     return cls()

@@ -3,6 +3,7 @@ same services and roles as the pages: commanders plan, start and stop; every con
 reads. A refused start answers 409 with the reason ("busy", "not_a_drill_target"); a bad
 plan 400 naming the field."""
 
+from django.utils.translation import gettext_noop
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import status
 from rest_framework.response import Response
@@ -59,7 +60,7 @@ class DrillRunApi(DrillApi):
 def _run_response(run_id: int, code=status.HTTP_200_OK) -> Response:
     run = selectors.drill_run_get(run_id=run_id)
     if run is None:
-        raise NotFound(f"Drill run #{run_id} does not exist.")
+        raise NotFound(gettext_noop("Drill run #%(id)s does not exist."), params={"id": run_id})
     return Response(DrillRunDetailSerializer(run).data, status=code)
 
 
@@ -137,7 +138,8 @@ class DrillRunListApi(DrillRunApi):
 
 @extend_schema(tags=[TAG])
 class DrillRunDetailApi(DrillRunApi):
-    """A drill run with its plan as it ran, its scorecard and its history."""
+    """A drill run with its plan as it ran, its scorecard and its history. Their texts
+    are in the request's language (Accept-Language or ?lang=), each with `<field>_i18n`."""
 
     @extend_schema(
         operation_id="drill_runs_retrieve",

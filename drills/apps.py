@@ -13,6 +13,7 @@ class DrillsConfig(AppConfig):
 
     def ready(self) -> None:
         # registry: models load after apps are ready
+        from drills import texts  # noqa: F401  # registry: the drills.* message ids
         from drills.claims import running_drills_claim
         from drills.receivers import on_timeline_appended
         from drills.views import runbook_drills_section

@@ -4,7 +4,8 @@ real alert opened, stop on the plan's stop condition, notice recovery), and fini
 Each step calls the fault source and Kubernetes with no transaction open, then records
 under the run's row lock, so the beat watcher and a stop request never finish a run
 twice. A real SEV1 elsewhere stops a drill at once (the timeline's announcement, wired in
-drills/apps.py) and on the watcher's next look (the backstop)."""
+drills/apps.py) and on the watcher's next look (the backstop). Every text it writes is
+built in drills/texts.py and stored as parts, in English beside them."""
 
 from __future__ import annotations
 
@@ -19,6 +20,8 @@ from django.urls import reverse
 from django.utils import timezone
 
 from console.errors import DomainError
+from console.texts import Msg, msg
+from drills import texts as t
 from drills.adapters import FaultError, adapter_for
 from drills.history import drill_run_record
 from drills.models import DrillRun, DrillRunStatus
@@ -40,6 +43,25 @@ def _locked(run_id: int) -> DrillRun | None:
 
 def _adapter_kw(run: DrillRun) -> dict[str, Any]:
     return {"namespace": run.namespace, "lws": run.lws}
+
+
+# The refusals of drills/targets.py, as parts (the same wording, so one translation).
+_TARGET_REFUSALS = {
+    "not_a_drill_target": "drills.error.not_a_target",
+    "unavailable": "drills.error.target_unchecked",
+}
+
+
+def _failure_text(exc: DomainError | FaultError) -> Msg:
+    if isinstance(exc, FaultError):
+        return exc.text
+    key = _TARGET_REFUSALS.get(exc.code)
+    if key is not None:
+        try:
+            return msg(key, **{name: str(value) for name, value in exc.params.items()})
+        except TypeError:
+            pass
+    return t.as_written(str(exc))
 
 
 def drill_run_inject(*, run_id: int) -> DrillRun | None:
@@ -67,21 +89,24 @@ def drill_run_inject(*, run_id: int) -> DrillRun | None:
         else:
             late = False
             if failure is not None:
-                run.status, run.error = DrillRunStatus.FAILED, str(failure)
+                why = _failure_text(failure)
+                run.status = DrillRunStatus.FAILED
+                t.row_text_set(run, "error", why)
                 run.ended_at, run.passed = timezone.now(), False
-                run.save(update_fields=["status", "error", "ended_at", "passed"])
-                drill_run_record(run, "failed", f"The drill did not start: {failure}")
+                run.save(update_fields=["status", "error", "texts", "ended_at", "passed"])
+                drill_run_record(run, "failed", t.event_start_failed(why))
                 return run
             run.status, run.injected_at = DrillRunStatus.RUNNING, timezone.now()
             changes = [c for c in answer.get("changes") or [] if isinstance(c, dict)]
             run.fault_changes = changes  # what the end may take back, and nothing else
             run.save(update_fields=["status", "injected_at", "fault_changes"])
-            where = f"{run.namespace}/{run.lws}"
-            drill_run_record(
-                run, "injected", f"Injected {plan['fault']} via {plan['adapter']} on {where}: "
-                f"{injected_text(changes)}",
-                payload={"answer": answer, "target_labels": labels},
+            injected = t.event_injected(
+                fault=plan["fault"], adapter=plan["adapter"], target=f"{run.namespace}/{run.lws}",
+                changes=injected_text(changes),
             )  # fmt: skip
+            drill_run_record(
+                run, "injected", injected, payload={"answer": answer, "target_labels": labels}
+            )
     if late and run is not None:
         # Stopped (and perhaps already cleared) while this copy was injecting: take the
         # fault back out rather than leave it behind a finished drill.
@@ -121,26 +146,31 @@ def _link(run: DrillRun) -> None:
     incident_drill_mark(
         incident_id=incident.pk,
         kind=DRILL,
-        message=f"This incident is drill run #{run.pk} ({run.plan_snapshot['fault']} on "
-        f"{run.namespace}/{run.lws}): left out of reports and MTTx by default.",
+        message=t.timeline_linked(
+            run_id=run.pk, fault=run.plan_snapshot["fault"], target=f"{run.namespace}/{run.lws}"
+        ),
         payload={"drill_run": run.pk, "step": "linked",
                  "url": reverse("drills:drill-run", args=[run.pk])},
     )  # fmt: skip
-    drill_run_record(run, "incident_linked", f"Incident #{incident.pk} opened: {incident.title}")
+    drill_run_record(
+        run,
+        "incident_linked",
+        t.event_incident_linked(incident_id=incident.pk, title=incident.title),
+    )
 
 
-def _stop_reason(run: DrillRun) -> str:
+def _stop_reason(run: DrillRun) -> Msg | None:
     plan = run.plan_snapshot
     assert run.injected_at is not None  # a running drill's fault was injected
     if timezone.now() - run.injected_at >= timedelta(seconds=plan["max_duration_seconds"]):
-        return f"automatic stop: the drill reached its maximum of {plan['max_duration_seconds']} s"
+        return t.stop_max_duration(plan["max_duration_seconds"])
     if plan.get("stop_on_real_sev1", True):
         # A SEV1 about the drill's own target is taken as the fault's effect (one fault
         # can open several incidents there); any other one is real and stops the drill.
         sev1, how = real_sev1_since(since=run.started_at, exclude=_about_target(run))
         if sev1 is not None:
-            return f"automatic stop: a real SEV1 incident #{sev1.pk} {how} ({sev1.title[:120]})"
-    return ""
+            return t.stop_real_sev1(incident_id=sev1.pk, how=how, title=sev1.title[:120])
+    return None
 
 
 def drill_runs_stop_for_real_sev1(*, incident_ids: list[int]) -> list[int]:
@@ -162,7 +192,7 @@ def drill_runs_stop_for_real_sev1(*, incident_ids: list[int]) -> list[int]:
             if run.incident_id is None:
                 _link(run)  # the drill's own incident is not a reason to stop
             reason = _stop_reason(run)
-            if not reason or "real SEV1" not in reason:
+            if reason is None or not t.is_real_sev1_stop(reason):
                 continue
             _request_stop(run, reason)
             transaction.on_commit(partial(_enqueue_finish, run_id))
@@ -177,9 +207,10 @@ def _enqueue_finish(run_id: int) -> None:
     tasks.drill_run_finish.delay(run_id)
 
 
-def _request_stop(run: DrillRun, reason: str) -> None:
-    run.status, run.stop_reason = DrillRunStatus.STOPPING, reason[:300]
-    run.save(update_fields=["status", "stop_reason"])
+def _request_stop(run: DrillRun, reason: Msg) -> None:
+    run.status = DrillRunStatus.STOPPING
+    t.row_text_set(run, "stop_reason", reason, limit=300)
+    run.save(update_fields=["status", "stop_reason", "texts"])
     drill_run_record(run, "stop_requested", reason, incident_too=True)
 
 
@@ -190,23 +221,32 @@ def drill_run_check(*, run_id: int) -> DrillRun | None:
         if run is None:
             return None
         aborted = True
+        reason: Msg | None
         if run.status == DrillRunStatus.STOPPING:
-            reason = run.stop_reason or "stopped"
+            reason = _stored_reason(run)
         elif run.status != DrillRunStatus.RUNNING:
             return run
         else:
             if run.incident_id is None:
                 _link(run)
             reason = _stop_reason(run)
-            if reason:
+            if reason is not None:
                 _request_stop(run, reason)
             elif run.incident is not None and run.incident.status in RECOVERED:
                 # Ran its course: the only ending judged against the criteria.
-                reason = f"recovered: incident #{run.incident_id} is {run.incident.status}"
+                reason = t.end_recovered(incident_id=run.incident.pk, status=run.incident.status)
                 aborted = False
             else:
                 return run
     return _finish(run_id, reason, aborted=aborted)  # after the commit: the source is called
+
+
+def _stored_reason(run: DrillRun) -> Msg:
+    """Why the run was asked to stop, as recorded (its parts, or the English of a run
+    asked before texts had ids)."""
+    if not run.stop_reason:
+        return t.stop_stopped()
+    return t.row_text(run, "stop_reason")
 
 
 def drill_run_finish(*, run_id: int) -> DrillRun | None:
@@ -217,7 +257,7 @@ def drill_run_finish(*, run_id: int) -> DrillRun | None:
 FINISHABLE = (DrillRunStatus.STOPPING, DrillRunStatus.RUNNING)
 
 
-def _finish(run_id: int, reason: str | None, *, aborted: bool) -> DrillRun | None:
+def _finish(run_id: int, reason: Msg | None, *, aborted: bool) -> DrillRun | None:
     """Clear the fault, with no transaction open (the fault source may be slow): the
     source takes back only what the fault changed, where it still holds the fault's value,
     and reports it; the fleet is never reset. Then record that report and score (a drill
@@ -244,41 +284,41 @@ def _finish(run_id: int, reason: str | None, *, aborted: bool) -> DrillRun | Non
             if answer.get("report") and not run.restored:
                 drill_run_record_restore(run, answer)
             return run
-        reason = reason or run.stop_reason or "stopped"
+        reason = reason or _stored_reason(run)
         if failure is not None:
             if run.status != DrillRunStatus.STOPPING:
-                run.status, run.stop_reason = DrillRunStatus.STOPPING, reason[:300]
-                run.save(update_fields=["status", "stop_reason"])
-            drill_run_record(run, "clear_failed", f"Could not clear the fault yet: {failure}")
+                run.status = DrillRunStatus.STOPPING
+                t.row_text_set(run, "stop_reason", reason, limit=300)
+                run.save(update_fields=["status", "stop_reason", "texts"])
+            drill_run_record(run, "clear_failed", t.event_clear_failed(failure.text))
             return run
         drill_run_record(
-            run, "cleared", f"Cleared {plan['fault']} ({reason}); only what the fault "
-            "changed is taken back, the fleet is not reset",
+            run, "cleared", t.event_cleared(fault=plan["fault"], reason=reason),
             payload={"cleared": answer}, incident_too=True,
         )  # fmt: skip
         drill_run_record_restore(run, answer)
         return _score(run, reason, aborted=aborted)
 
 
-def _score(run: DrillRun, reason: str, *, aborted: bool) -> DrillRun:
+def _score(run: DrillRun, reason: Msg, *, aborted: bool) -> DrillRun:
     if run.incident is not None:
         run.incident.refresh_from_db()
     scorecard = drill_scorecard(run=run, ended_reason=reason, aborted=aborted)
     run.status, run.ended_at = DrillRunStatus.FINISHED, timezone.now()
     run.scorecard, run.passed = scorecard, scorecard["passed"]
     run.outcome = scorecard["outcome"]
-    if aborted and run.stop_reason != reason:
-        run.stop_reason = reason[:300]
-    run.save(update_fields=["status", "ended_at", "scorecard", "passed", "outcome", "stop_reason"])
+    if aborted and (run.texts or {}).get("stop_reason") != reason.stored:
+        t.row_text_set(run, "stop_reason", reason, limit=300)
+    run.save(
+        update_fields=["status", "ended_at", "scorecard", "passed", "outcome", "stop_reason",
+                       "texts"]
+    )  # fmt: skip
     failed = [c["title"] for c in scorecard["criteria"] if not c["passed"]]
-    if aborted:
-        verdict = f"ABORTED ({reason}); the criteria are not judged"
-    elif run.passed:
-        verdict = "PASSED"
-    else:
-        verdict = f"FAILED ({len(failed)} of {len(scorecard['criteria'])} criteria)"
+    verdict = t.event_scored(
+        outcome=run.outcome, reason=reason, failed=len(failed), total=len(scorecard["criteria"])
+    )
     drill_run_record(
-        run, "scored", f"Scorecard: {verdict}",
+        run, "scored", verdict,
         payload={"outcome": run.outcome, "passed": run.passed,
                  "failed": [] if aborted else failed},
         incident_too=True,

@@ -14,6 +14,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from console.texts import Msg
+from drills import texts as t
+from drills.adapters import NO_REPORT_NOTE
 from drills.history import drill_run_record
 from drills.models import DrillRun
 
@@ -37,56 +40,51 @@ def _what(change: dict) -> str:
     return field if obj == "fleet" else f"{obj} {field}"
 
 
-def change_text(change: dict) -> str:
+def change_text(change: dict) -> Msg:
     """One change the fault made, e.g. `configmaps/llm-serving/vllm-router-config
     dynamic_config.json: routing_logic 'prefixaware' -> 'roundrobin'`."""
     if change.get("kind") == "event":
-        return f"{change.get('field', 'event')} of {change.get('object', '?')}"
+        return t.change_event(
+            field=str(change.get("field", "event")), obj=str(change.get("object", "?"))
+        )
     before, after = _value(change.get("before")), _value(change.get("after"))
-    return f"{_what(change)} {before} -> {after}"
+    return t.change_set(what=_what(change), before=before, after=after)
 
 
-def report_text(entry: dict) -> str:
+def report_text(entry: dict) -> Msg:
     what, result = _what(entry), entry.get("result")
+    before, after = _value(entry.get("before")), _value(entry.get("after"))
     if result == "restored":
-        return (
-            f"Restored {what} to {_value(entry.get('before'))} "
-            f"(the fault had set {_value(entry.get('after'))})"
-        )
+        return t.restore_restored(what=what, before=before, after=after)
     if result == "cleared":
-        return f"Cleared the fault's condition {what} (back to {_value(entry.get('before'))})"
+        return t.restore_cleared(what=what, before=before)
     if result == "left":
-        by = ", ".join(entry.get("changed_by") or []) or "someone"
-        return (
-            f"Left {what} as it is ({_value(entry.get('now'))}): changed by {by} since the "
-            f"fault set {_value(entry.get('after'))}; not put back to "
-            f"{_value(entry.get('before'))}"
-        )
+        by = ", ".join(entry.get("changed_by") or [])
+        now = _value(entry.get("now"))
+        return t.restore_left(what=what, now=now, by=by, after=after, before=before)
     if result == "not_undoable":
-        return f"Nothing to undo for {change_text(entry)} (it happened; it is not a setting)"
-    return f"{what}: {result}"
+        return t.restore_not_undoable(change_text(entry))
+    return t.restore_other(what=what, result=str(result))
 
 
-def injected_text(changes: list[dict]) -> str:
-    if not changes:
-        return "the fault source reported no change"
-    return "changed " + "; ".join(change_text(c) for c in changes)
+def injected_text(changes: list[dict]) -> Msg:
+    return t.changes_made([change_text(c) for c in changes])
 
 
 def drill_run_record_restore(run: DrillRun, answer: dict[str, Any]) -> list[dict]:
     """Record what the clear took back, one step per change, inside the caller's
     transaction (with the run's row locked). Returns the report kept on the run."""
     report = [e for e in answer.get("report") or [] if isinstance(e, dict)]
-    fault = run.plan_snapshot.get("fault", "the fault")
+    fault = str(run.plan_snapshot.get("fault", "?"))
     if answer.get("active") is False:
         drill_run_record(
-            run, "fault_not_active",
-            f"{fault} was no longer active when the drill ended (cleared already, or the "
-            "fault source restarted): nothing to take back",
+            run, "fault_not_active", t.restore_not_active(fault),
             payload={"answer": answer}, incident_too=True,
         )  # fmt: skip
-    if answer.get("note"):
-        drill_run_record(run, "clear_note", f"Note: {answer['note']}", incident_too=True)
+    note = answer.get("note")
+    if note:
+        words = t.restore_note_no_report() if note == NO_REPORT_NOTE else t.restore_note(str(note))
+        drill_run_record(run, "clear_note", words, incident_too=True)
     for entry in report:
         drill_run_record(
             run, STEPS.get(str(entry.get("result")), "restore_step"), report_text(entry),

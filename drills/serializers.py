@@ -1,10 +1,18 @@
-"""REST shapes for drills: plans, runs with their scorecard and history, and inputs."""
+"""REST shapes for drills: plans, runs with their scorecard and history, and inputs.
+
+The texts a drill wrote (history, stop reason, error, the scorecard's titles, evidence and
+reasons) are worded in the request's language, each with `<field>_i18n`: its message ids
+and parameters, null for a text stored before it had them."""
+
+from typing import Any
 
 from django.urls import reverse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from console.texts import as_api, render
+from console.texts.api import RenderedText, TextIds
 from drills.adapters import ADAPTERS, SIMULATOR_FAULTS
 from drills.models import DrillPlan, DrillRun, DrillRunEvent
 
@@ -54,12 +62,18 @@ class DrillStopInputSerializer(serializers.Serializer):
     reason = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
 
 
+I18N_HELP = "The ids and parameters of the field beside it ([{id, params}]); null when "
+I18N_HELP += "it was stored only as text."
+
+
 class DrillRunEventSerializer(serializers.ModelSerializer):
     actor = serializers.CharField(source="actor.username", read_only=True, allow_null=True)
+    message = RenderedText("message", help_text="The step, in the request's language.")
+    message_i18n = TextIds("message", help_text=I18N_HELP)
 
     class Meta:
         model = DrillRunEvent
-        fields = ["occurred_at", "kind", "message", "actor", "payload"]
+        fields = ["occurred_at", "kind", "message", "message_i18n", "actor", "payload"]
         read_only_fields = fields
 
 
@@ -75,14 +89,22 @@ class DrillRunSerializer(serializers.ModelSerializer):
         "(stopped by a person, a real SEV1, its maximum duration or an error) is judged on "
         "nothing: `passed` is null and `stop_reason` says why.",
     )
+    stop_reason = RenderedText(
+        "stop_reason", help_text="Why the run stopped or was asked to, in the request's language."
+    )
+    stop_reason_i18n = TextIds("stop_reason", help_text=I18N_HELP)
+    error = RenderedText(
+        "error", help_text="Why the drill could not run, in the request's language."
+    )
+    error_i18n = TextIds("error", help_text=I18N_HELP)
     url = serializers.SerializerMethodField()
 
     class Meta:
         model = DrillRun
         fields = [
             "id", "plan", "runbook", "namespace", "lws", "status", "outcome", "passed",
-            "started_by", "started_at", "injected_at", "ended_at", "stop_reason", "incident",
-            "error", "url",
+            "started_by", "started_at", "injected_at", "ended_at", "stop_reason",
+            "stop_reason_i18n", "incident", "error", "error_i18n", "url",
         ]  # fmt: skip
         read_only_fields = fields
 
@@ -91,8 +113,42 @@ class DrillRunSerializer(serializers.ModelSerializer):
         return reverse("drills:drill-run", args=[obj.pk])
 
 
+def _worded(value: dict[str, Any], fields: tuple[str, ...]) -> dict[str, Any]:
+    """`value` with each of `fields` worded from its `<field>_msg` sibling, which becomes
+    `<field>_i18n` (ids and parameters)."""
+    out = {k: v for k, v in value.items() if not k.endswith("_msg")}
+    for field in fields:
+        if field not in value:
+            continue
+        parts = value.get(f"{field}_msg")
+        out[field] = render(parts, fallback=value.get(field) or "")
+        out[f"{field}_i18n"] = as_api(parts)
+    return out
+
+
+def scorecard_worded(scorecard: dict[str, Any]) -> dict[str, Any]:
+    """The stored scorecard in the request's language: reasons, criteria titles,
+    evidence and link labels, each with its `_i18n`."""
+    if not scorecard:
+        return {}
+    card = _worded(scorecard, ("ended_reason", "aborted_reason"))
+    card["criteria"] = [
+        {
+            **_worded(c, ("title", "evidence")),
+            "links": [_worded(link, ("label",)) for link in c.get("links") or []],
+        }
+        for c in scorecard.get("criteria") or []
+    ]
+    return card
+
+
 class DrillRunDetailSerializer(DrillRunSerializer):
-    scorecard = serializers.DictField(read_only=True)
+    scorecard = serializers.SerializerMethodField(
+        help_text="outcome, passed, ended_reason and aborted_reason, measurements and the "
+        "criteria (id, title, passed, evidence, values, links). Texts are in the request's "
+        "language, each with `<field>_i18n` (ids and parameters; null for a scorecard "
+        "stored before it had them)."
+    )
     plan_snapshot = serializers.DictField(read_only=True)
     events = DrillRunEventSerializer(many=True, read_only=True)
     fault_changes = serializers.ListField(
@@ -104,6 +160,10 @@ class DrillRunDetailSerializer(DrillRunSerializer):
         help_text="What the drill's end did with each change: result restored, cleared, "
         "left (changed since by `changed_by`; `now` is its value) or not_undoable.",
     )  # fmt: skip
+
+    @extend_schema_field(OpenApiTypes.OBJECT)
+    def get_scorecard(self, obj: DrillRun) -> dict[str, Any]:
+        return scorecard_worded(obj.scorecard or {})
 
     class Meta(DrillRunSerializer.Meta):
         fields = [

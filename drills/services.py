@@ -14,6 +14,7 @@ from django.utils.translation import gettext_lazy, gettext_noop, pgettext_lazy
 from console.errors import DomainError
 from console.permissions import require
 from drills import tasks
+from drills import texts as t
 from drills.adapters import FaultError, adapter_for
 from drills.history import drill_run_record
 from drills.models import (
@@ -114,7 +115,7 @@ def drill_plan_create(
         source.check_target(fault=fault, namespace=namespace, lws=lws)
     except FaultError as exc:
         raise DomainError(
-            gettext_noop("fault: %(error)s."), code="invalid", params={"error": exc}
+            gettext_noop("fault: %(error)s."), code="invalid", params={"error": exc.lazy_words()}
         ) from exc
     limits = {
         name: _seconds(name, value)
@@ -204,11 +205,13 @@ def drill_start(*, plan_id: int, actor: User) -> DrillRun:
                 plan_snapshot=plan_snapshot(plan), status=DrillRunStatus.STARTING,
                 started_by=actor, started_at=timezone.now(),
             )  # fmt: skip
-            drill_run_record(
-                run, "started", f"{actor.get_username()} started the drill of {plan.runbook} "
-                f"({plan.fault} via {plan.adapter}) on {plan.target}", actor=actor,
-                payload={"plan": run.plan_snapshot},
+            started = t.event_started(
+                user=actor.get_username(), runbook=plan.runbook, fault=plan.fault,
+                adapter=plan.adapter, target=plan.target,
             )  # fmt: skip
+            drill_run_record(
+                run, "started", started, actor=actor, payload={"plan": run.plan_snapshot}
+            )
             _enqueue_on_commit("inject", run.pk)
     except IntegrityError:
         busy = DrillRun.objects.filter(
@@ -242,9 +245,10 @@ def drill_stop(*, run_id: int, actor: User, reason: str = "") -> DrillRun:
     reason = (reason or "").strip()[:200]
     run.status = DrillRunStatus.STOPPING
     run.stop_requested_by = actor
-    run.stop_reason = f"stopped by {actor.get_username()}" + (f": {reason}" if reason else "")
-    run.save(update_fields=["status", "stop_requested_by", "stop_reason"])
-    drill_run_record(run, "stop_requested", run.stop_reason, actor=actor, incident_too=True)
+    why = t.stop_by(user=actor.get_username(), reason=reason)
+    t.row_text_set(run, "stop_reason", why, limit=300)
+    run.save(update_fields=["status", "stop_requested_by", "stop_reason", "texts"])
+    drill_run_record(run, "stop_requested", why, actor=actor, incident_too=True)
     _enqueue_on_commit("finish", run.pk)
     return run
 

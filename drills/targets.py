@@ -4,12 +4,11 @@ and again by the worker just before it injects the fault (execution)."""
 
 from __future__ import annotations
 
-from django.utils.translation import gettext_noop
-
 from actions.k8s import kube_api
 from actions.kinds import ActionError
 from console.errors import DomainError
 from drills.models import DRILL_LABEL
+from drills.texts import NOT_A_TARGET, TARGET_UNCHECKED
 
 
 def drill_target_check(*, namespace: str, lws: str) -> dict[str, str]:
@@ -19,17 +18,14 @@ def drill_target_check(*, namespace: str, lws: str) -> dict[str, str]:
         obj = kube_api().get_lws(namespace, lws)
     except ActionError as exc:
         raise DomainError(
-            gettext_noop("Could not check that %(target)s is a drill target: %(error)s"),
+            TARGET_UNCHECKED,
             code="unavailable",
             params={"target": f"{namespace}/{lws}", "error": exc},
         ) from exc
     labels = (obj.get("metadata") or {}).get("labels") or {}
     if labels.get(DRILL_LABEL) != "true":
         raise DomainError(
-            gettext_noop(
-                'leaderworkerset %(target)s is not labelled as a drill target (%(label)s: "true"); '
-                "a drill never runs against an unlabelled target."
-            ),
+            NOT_A_TARGET,
             code="not_a_drill_target",
             params={"target": f"{namespace}/{lws}", "label": DRILL_LABEL},
         )

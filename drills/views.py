@@ -15,6 +15,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from console.errors import DomainError, page_message
 from console.http import AuthedRequest
+from console.texts import render as text_render
 from console.web import console_view, denied, forbidden, refused
 from drills import selectors, services
 from drills.forms import DrillPlanForm
@@ -106,8 +107,9 @@ def _run_context(request: AuthedRequest, run_id: int) -> dict:
 
 
 def _criteria_shown(run) -> list[dict]:
-    """The scorecard's criteria with their titles in the viewer's language. The stored
-    scorecard (and the API) keep the English titles and evidence."""
+    """The scorecard's criteria with their titles in the viewer's language: from their
+    parts (`title_msg`), or, for a scorecard stored before it had parts, worded again
+    from the plan. The evidence is worded by the template (`evidence_msg`)."""
     plan = run.plan_snapshot or {}
     titles = {
         "detected": _("An alert opened the incident within %(seconds)s s")
@@ -123,7 +125,12 @@ def _criteria_shown(run) -> list[dict]:
         "no_undo": _("No action needed undoing"),
     }
     criteria = (run.scorecard or {}).get("criteria") or []
-    return [{**c, "title": titles.get(c.get("id"), c.get("title", ""))} for c in criteria]
+    return [
+        {**c, "title": text_render(
+            c.get("title_msg"), fallback=titles.get(c.get("id"), c.get("title", ""))
+        )}
+        for c in criteria
+    ]  # fmt: skip
 
 
 @require_GET
