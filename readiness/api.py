@@ -1,7 +1,10 @@
 """REST API of the pre-launch checklist, mirroring the pages: the deployments with their
 red/amber/green, one deployment's items with evidence, a verification on demand, and
-sign-offs. Refusals answer 409 {"detail", "code"}, bad input 400, unknown ids 404."""
+sign-offs. Refusals answer 409 {"detail", "code"}, bad input 400, unknown ids 404. Texts
+are worded in the request's language (Accept-Language, or ?lang=), each with its ids and
+parameters beside it (`summary_i18n`, `evidence_i18n`, ...)."""
 
+from django.utils.translation import gettext_noop
 from drf_spectacular.utils import extend_schema
 from rest_framework import status
 from rest_framework.response import Response
@@ -34,7 +37,7 @@ TAG = "readiness"
 def _checklist(pk: int):
     checklist = selectors.deployment_checklist(deployment_id=pk)
     if checklist is None:
-        raise NotFound(f"Deployment #{pk} does not exist.")
+        raise NotFound(gettext_noop("Deployment #%(id)s does not exist."), params={"id": pk})
     return checklist
 
 

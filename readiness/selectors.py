@@ -5,12 +5,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import date, datetime
+from typing import Any
 
 from django.db.models import Prefetch, QuerySet
 from django.utils import timezone
-from django.utils.translation import gettext, gettext_noop, pgettext
+from django.utils.translation import pgettext
 
 from console.bounds import MAX_ID
+from console.texts import StoredParts, as_api, msg, render
 from readiness import status
 from readiness.items import CATALOGUE, DRILLS, ITEMS, PERSON, Item
 from readiness.models import (
@@ -22,19 +24,20 @@ from readiness.models import (
     Verification,
 )
 
-NOT_VERIFIED = gettext_noop("Not verified yet.")
-
 
 @dataclass
 class ItemRow:
     item: Item
     state: str
     rag: str
-    summary: str
-    evidence: list[str]
+    summary: str  # English, as stored (or as the console words it now)
+    evidence: list[str]  # English lines; a sign-off's note as typed
     checked_at: datetime | None  # when the console looked, or when a person signed
     signoff: SignOff | None = None
     history: list[SignOff] = field(default_factory=list)
+    # The same texts as parts (console/texts/); None for a check stored before it had them.
+    summary_parts: StoredParts | None = None
+    evidence_parts: list[StoredParts] | None = None
 
     @property
     def state_label(self) -> str:
@@ -42,13 +45,32 @@ class ItemRow:
 
     @property
     def summary_shown(self) -> str:
-        """The summary in the viewer's language where the console wrote it just now; what
-        a verification stored (the checkers' findings) is shown as it was stored."""
-        if not self.item.verified_by_console:
-            return status.signoff_summary_shown(self.signoff, self.state)
-        if self.summary == NOT_VERIFIED:
-            return gettext(NOT_VERIFIED)
-        return self.summary
+        """The summary in the active language (as stored when it has no parts)."""
+        return render(self.summary_parts, fallback=self.summary)
+
+    @property
+    def evidence_shown(self) -> list[str]:
+        """The evidence lines in the active language (as stored without parts)."""
+        parts = self._evidence_parts()
+        if parts is None:
+            return list(self.evidence)
+        return [render(p, fallback=line) for p, line in zip(parts, self.evidence, strict=True)]
+
+    @property
+    def summary_i18n(self) -> list[dict[str, Any]] | None:
+        return as_api(self.summary_parts)
+
+    @property
+    def evidence_i18n(self) -> list[list[dict[str, Any]] | None] | None:
+        parts = self._evidence_parts()
+        return None if parts is None else [as_api(p) for p in parts]
+
+    def _evidence_parts(self) -> list[StoredParts] | None:
+        # One parts list per stored line, or none at all: never half a translation.
+        parts = self.evidence_parts
+        if not isinstance(parts, list) or len(parts) != len(self.evidence):
+            return None
+        return parts
 
     @property
     def source_label(self) -> str:
@@ -89,17 +111,12 @@ def _rows(
         if item.verified_by_console:
             check = by_item.get(item.key)
             if check is None:
-                state, summary, evidence = ItemState.UNKNOWN, NOT_VERIFIED, []
+                said = msg("readiness.not_verified")
+                state, summary, evidence = ItemState.UNKNOWN, said.english, []
+                parts: dict[str, Any] = {"summary": said.stored, "evidence": []}
             else:
                 state, summary, evidence = check.state, check.summary, check.evidence
-            rows.append(
-                ItemRow(item, state, status.RAG_OF_STATE[state], summary, evidence, checked_at)
-            )
-        else:
-            past = history.get(item.key, [])
-            latest = past[0] if past else None
-            state, summary = status.signoff_state(latest, today)
-            evidence = [latest.note] if latest else []
+                parts = check.texts if isinstance(check.texts, dict) else {}
             rows.append(
                 ItemRow(
                     item,
@@ -107,9 +124,26 @@ def _rows(
                     status.RAG_OF_STATE[state],
                     summary,
                     evidence,
+                    checked_at,
+                    summary_parts=parts.get("summary"),
+                    evidence_parts=parts.get("evidence"),
+                )
+            )
+        else:
+            past = history.get(item.key, [])
+            latest = past[0] if past else None
+            state, said = status.signoff_state(latest, today)
+            rows.append(
+                ItemRow(
+                    item,
+                    state,
+                    status.RAG_OF_STATE[state],
+                    said.english,
+                    [latest.note] if latest else [],  # a person's words, shown as typed
                     latest.at if latest else None,
                     latest,
                     past,
+                    summary_parts=said.stored,
                 )
             )
     return rows

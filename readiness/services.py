@@ -20,6 +20,7 @@ from actions.k8s import KubeApi, kube_api
 from actions.kinds.base import ActionError
 from console.bounds import MAX_ID
 from console.errors import DomainError, NotAllowed
+from console.texts import msg
 from readiness import discovery
 from readiness.items import BY_KEY, SIGN_OFF_KEYS
 from readiness.models import (
@@ -32,6 +33,7 @@ from readiness.models import (
     VerificationStatus,
 )
 from readiness.permissions import SIGN_OFF, VERIFY
+from readiness.texts import CRASHED, STALE
 from readiness.verifiers import Finding, sources
 
 MAX_SIGNOFF_DAYS = 366
@@ -122,7 +124,9 @@ def verification_request(
     if active and (now - active.requested_at).total_seconds() > _stale_seconds():
         # Its worker died or none is running: free the deployment for a new one.
         active.status, active.finished_at = VerificationStatus.FAILED, now
-        active.error = f"No worker finished it within {_stale_seconds()} s."
+        # No parts column on Verification: a stable English that readiness/texts.py
+        # recognises when read (verification_error_parts).
+        active.error = msg(STALE, seconds=_stale_seconds()).english
         active.save(update_fields=["status", "finished_at", "error"])
         active = None
     if active:
@@ -162,8 +166,13 @@ def _store(verification: Verification, found: dict[str, Finding], now: datetime)
             verification=verification,
             item=key,
             state=f.state,
-            summary=f.summary[:500],
-            evidence=f.evidence,
+            # The English for search and old readers; the parts are what pages word.
+            summary=f.summary.english[:500],
+            evidence=[line.english for line in f.evidence],
+            texts={
+                "summary": f.summary.stored,
+                "evidence": [line.stored for line in f.evidence],
+            },
             source=BY_KEY[key].source,
         )
         for key, f in found.items()
@@ -195,7 +204,7 @@ def verification_run(
         Verification.objects.filter(pk=verification.pk).update(
             status=VerificationStatus.FAILED,
             finished_at=timezone.now(),
-            error=f"{type(exc).__name__}: {exc}",
+            error=msg(CRASHED, detail=f"{type(exc).__name__}: {exc}").english,
         )
         raise
     verification.refresh_from_db()

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from datetime import date
 
-from django.utils.translation import gettext
-
+from console.texts import Msg, msg
+from readiness import texts  # noqa: F401  # registry: the sign-off summaries' ids
 from readiness.models import ItemState, SignOffAction
 
 GREEN, AMBER, RED = "green", "amber", "red"
@@ -26,41 +26,16 @@ def overall(rags: list[str]) -> str:
     return max(rags, key=_ORDER.__getitem__, default=AMBER)
 
 
-def signoff_state(latest, today: date) -> tuple[str, str]:
-    """(state, summary) of a person-signed item from its newest sign-off row (or None)."""
+def signoff_state(latest, today: date) -> tuple[str, Msg]:
+    """(state, summary) of a person-signed item from its newest sign-off row (or None).
+    The summary is worded when read (readiness/texts.py); the note stays as typed."""
     if latest is None:
-        return ItemState.FAILING, "Not signed off yet: a commander signs it off with a note."
-    who = latest.by.get_username()
+        return ItemState.FAILING, msg("readiness.signoff.none")
+    who, day = latest.by.get_username(), f"{latest.at:%Y-%m-%d}"
     if latest.action == SignOffAction.REVOKE:
-        return (
-            ItemState.FAILING,
-            f"Sign-off revoked by {who} on {latest.at:%Y-%m-%d}: {latest.note}",
-        )
+        said = msg("readiness.signoff.revoked", who=who, day=day, note=latest.note)
+        return ItemState.FAILING, said
+    until = f"{latest.expires_on:%Y-%m-%d}" if latest.expires_on else ""
     if latest.expires_on and latest.expires_on < today:
-        return (
-            ItemState.EXPIRED,
-            f"Signed off by {who} on {latest.at:%Y-%m-%d}; "
-            f"expired on {latest.expires_on:%Y-%m-%d}.",
-        )
-    return (
-        ItemState.SIGNED_OFF,
-        f"Signed off by {who} on {latest.at:%Y-%m-%d}, valid until {latest.expires_on:%Y-%m-%d}.",
-    )
-
-
-def signoff_summary_shown(latest, state: str) -> str:
-    """signoff_state's summary in the viewer's language, for the pages (the API and the
-    stored data keep the English one)."""
-    if latest is None:
-        return gettext("Not signed off yet: a commander signs it off with a note.")
-    values = {
-        "who": latest.by.get_username(),
-        "day": f"{latest.at:%Y-%m-%d}",
-        "until": f"{latest.expires_on:%Y-%m-%d}" if latest.expires_on else "",
-        "note": latest.note,
-    }
-    if latest.action == SignOffAction.REVOKE:
-        return gettext("Sign-off revoked by %(who)s on %(day)s: %(note)s") % values
-    if state == ItemState.EXPIRED:
-        return gettext("Signed off by %(who)s on %(day)s; expired on %(until)s.") % values
-    return gettext("Signed off by %(who)s on %(day)s, valid until %(until)s.") % values
+        return ItemState.EXPIRED, msg("readiness.signoff.expired", who=who, day=day, until=until)
+    return ItemState.SIGNED_OFF, msg("readiness.signoff.valid", who=who, day=day, until=until)

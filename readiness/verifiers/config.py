@@ -5,63 +5,70 @@ from __future__ import annotations
 
 import json
 
+from console.texts import Msg, msg
+from readiness.texts import listing
 from readiness.verifiers import Finding, failed, passed
 
 ROUTER_KEY = "dynamic_config.json"
 GATEWAY_KEY = "config.json"
 FALLBACK_KEYS = ("fallback_routing_logic", "fallback_routing")
-# The gateway's limit keys, by what they limit; 0 or absent means "no limit".
+# The gateway's limit keys, by what they limit (a phrase id); 0 or absent means "no limit".
 LIMITS = {
-    "requests per second": ("rate_limit_rps",),
-    "tokens": ("rate_limit_tokens_per_minute", "max_tokens_per_minute"),
-    "concurrency": ("max_concurrent_requests", "max_concurrency"),
+    "readiness.limit.rps": ("rate_limit_rps",),
+    "readiness.limit.tokens": ("rate_limit_tokens_per_minute", "max_tokens_per_minute"),
+    "readiness.limit.concurrency": ("max_concurrent_requests", "max_concurrency"),
 }
 
 
-def _data(configmap: dict, key: str, where: str) -> tuple[dict | None, str]:
+def _data(configmap: dict, key: str, where: Msg) -> dict | Msg:
+    """The JSON object under `key`, or the problem that keeps it from being read."""
     raw = (configmap.get("data") or {}).get(key)
     if raw is None:
-        return None, f"{where} has no data key {key}"
+        return msg("readiness.config.no_key", where=where, data_key=key)
     try:
         value = json.loads(raw)
     except ValueError as exc:
-        return None, f"{where} {key} is not JSON ({exc})"
+        return msg("readiness.config.not_json", where=where, data_key=key, detail=str(exc))
     if not isinstance(value, dict):
-        return None, f"{where} {key} is not a JSON object"
-    return value, ""
+        return msg("readiness.config.not_object", where=where, data_key=key)
+    return value
 
 
 def _limit(value) -> float:
     return value if isinstance(value, int | float) and not isinstance(value, bool) else 0
 
 
-def router_fallback(configmap: dict, where: str) -> Finding:
-    config, problem = _data(configmap, ROUTER_KEY, where)
-    if config is None:
-        return failed(f"The router config cannot be read: {problem}.", [problem])
+def router_fallback(configmap: dict, where: Msg) -> Finding:
+    config = _data(configmap, ROUTER_KEY, where)
+    if isinstance(config, Msg):
+        return failed(msg("readiness.router.unreadable", problem=config), [config])
     logic = config.get("routing_logic")
     fallback = next((config[k] for k in FALLBACK_KEYS if k in config), None)
-    evidence = [f"{where} {ROUTER_KEY}: routing_logic {logic!r}, fallback {fallback!r}"]
+    evidence = [
+        msg(
+            "readiness.router.evidence",
+            where=where,
+            data_key=ROUTER_KEY,
+            logic=repr(logic),
+            fallback=repr(fallback),
+        )
+    ]
     if logic == "roundrobin":
-        return passed("The router already routes round-robin.", evidence)
+        return passed(msg("readiness.router.roundrobin"), evidence)
     if fallback == "roundrobin":
-        return passed(f"The router falls back from {logic} to round-robin.", evidence)
-    return failed(
-        f"The router routes {logic!r} with no round-robin fallback: when its state is lost, "
-        "routing fails instead of spreading requests.",
-        evidence,
-    )
+        return passed(msg("readiness.router.falls_back", logic=str(logic)), evidence)
+    return failed(msg("readiness.router.no_fallback", logic=repr(logic)), evidence)
 
 
-def _gateway(configmap: dict, where: str) -> dict | Finding:
+def _gateway(configmap: dict, where: Msg) -> dict | Finding:
     """The gateway config, or the failed Finding saying why it cannot be read."""
-    config, problem = _data(configmap, GATEWAY_KEY, where)
-    if config is None:
-        return failed(f"The gateway config cannot be read: {problem}.", [problem])
+    config = _data(configmap, GATEWAY_KEY, where)
+    if isinstance(config, Msg):
+        return failed(msg("readiness.gateway.unreadable", problem=config), [config])
     return config
 
 
-def gateway_limits(configmap: dict, where: str) -> Finding:
+def gateway_limits(configmap: dict, where: Msg) -> Finding:
     config = _gateway(configmap, where)
     if isinstance(config, Finding):
         return config
@@ -69,21 +76,32 @@ def gateway_limits(configmap: dict, where: str) -> Finding:
     for what, keys in LIMITS.items():
         set_ = [(k, config[k]) for k in keys if k in config]
         value = max((_limit(v) for _, v in set_), default=0)
-        shown = ", ".join(f"{k}={v}" for k, v in set_) or "no key (" + " / ".join(keys) + ")"
-        evidence.append(f"{where} {what}: {shown}")
+        shown = (
+            ", ".join(f"{k}={v}" for k, v in set_)
+            if set_
+            else msg("readiness.gateway.no_key", keys=" / ".join(keys))
+        )
+        evidence.append(msg("readiness.gateway.evidence", where=where, what=msg(what), shown=shown))
         if value <= 0:
-            missing.append(what)
+            missing.append(msg(what))
     if missing:
-        return failed(f"The gateway sets no limit on {', '.join(missing)}.", evidence)
-    return passed("The gateway limits requests per second, tokens and concurrency.", evidence)
+        return failed(msg("readiness.gateway.no_limit", what=listing(missing)), evidence)
+    return passed(msg("readiness.gateway.limited"), evidence)
 
 
-def max_tokens_cap(configmap: dict, where: str) -> Finding:
+def max_tokens_cap(configmap: dict, where: Msg) -> Finding:
     config = _gateway(configmap, where)
     if isinstance(config, Finding):
         return config
     cap = _limit(config.get("max_tokens_cap"))
-    evidence = [f"{where} {GATEWAY_KEY}: max_tokens_cap={config.get('max_tokens_cap')!r}"]
+    evidence = [
+        msg(
+            "readiness.gateway.max_tokens_evidence",
+            where=where,
+            data_key=GATEWAY_KEY,
+            value=repr(config.get("max_tokens_cap")),
+        )
+    ]
     if cap <= 0:
-        return failed("The gateway does not cap max_tokens.", evidence)
-    return passed(f"The gateway caps max_tokens at {cap:g}.", evidence)
+        return failed(msg("readiness.gateway.no_cap"), evidence)
+    return passed(msg("readiness.gateway.cap", cap=f"{cap:g}"), evidence)

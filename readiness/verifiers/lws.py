@@ -8,12 +8,15 @@ import re
 
 from django.conf import settings
 
+from console.texts import Msg, msg
+from readiness.texts import listing
 from readiness.verifiers import Finding, failed, passed
 
 ZONE_KEY = "topology.kubernetes.io/zone"
 DEFAULT_GRACE_SECONDS = 30  # Kubernetes' default terminationGracePeriodSeconds
 NCCL_ASYNC = "TORCH_NCCL_ASYNC_ERROR_HANDLING"
 NCCL_TIMEOUTS = ("TORCH_NCCL_HEARTBEAT_TIMEOUT_SEC", "NCCL_TIMEOUT", "TORCH_NCCL_BLOCKING_WAIT")
+GROUP_RESTART = "RecreateGroupOnPodRestart"
 LEADER = "spec.leaderWorkerTemplate.leaderTemplate"
 WORKER = "spec.leaderWorkerTemplate.workerTemplate"
 
@@ -60,14 +63,22 @@ def _probe_window(probe: dict) -> int:
     return delay + period * failures
 
 
-def _handler(probe: dict) -> str:
+def _handler(probe: dict) -> str | Msg | None:
+    """How the probe asks (a phrase for httpGet, the kind's name otherwise); None: it has
+    no handler."""
     if isinstance(probe.get("httpGet"), dict):
         get = probe["httpGet"]
-        return f"httpGet {get.get('path', '/')} port {get.get('port')}"
+        path, port = str(get.get("path", "/")), str(get.get("port"))
+        return msg("readiness.probe.http", path=path, port=port)
     for kind in ("exec", "tcpSocket", "grpc"):
         if kind in probe:
             return kind
-    return "no handler"
+    return None
+
+
+def _shown_handler(probe: dict) -> str | Msg:
+    handler = _handler(probe)
+    return msg("readiness.probe.no_handler") if handler is None else handler
 
 
 def readiness_probe(lws: dict) -> Finding:
@@ -77,43 +88,47 @@ def readiness_probe(lws: dict) -> Finding:
     probe = container.get("readinessProbe")
     if not isinstance(probe, dict):
         return failed(
-            "No readinessProbe on the leader: traffic can reach it before the model is loaded.",
-            [f"{where}.readinessProbe: absent"],
+            msg("readiness.probe.absent"),
+            [msg("readiness.evidence.absent", path=f"{where}.readinessProbe")],
         )
     need = _model_load_seconds()
-    evidence = [f"{where}.readinessProbe: {_handler(probe)}"]
+    evidence = [
+        msg("readiness.evidence.field", path=f"{where}.readinessProbe", value=_shown_handler(probe))
+    ]
     evidence.append(
-        f"initialDelaySeconds {_num(probe.get('initialDelaySeconds'), 0)}, periodSeconds "
-        f"{_num(probe.get('periodSeconds'), 10)}, failureThreshold "
-        f"{_num(probe.get('failureThreshold'), 3)}"
+        msg(
+            "readiness.probe.timing",
+            delay=_num(probe.get("initialDelaySeconds"), 0),
+            period=_num(probe.get("periodSeconds"), 10),
+            failures=_num(probe.get("failureThreshold"), 3),
+        )
     )
     startup = container.get("startupProbe")
     # A startupProbe holds the other probes back until it succeeds, so it carries the load time.
     window, which = _probe_window(probe), "readinessProbe"
     if isinstance(startup, dict):
         window, which = max(window, _probe_window(startup)), "startupProbe"
-        evidence.append(f"startupProbe: {_handler(startup)}, window {_probe_window(startup)} s")
+        evidence.append(
+            msg(
+                "readiness.probe.startup",
+                handler=_shown_handler(startup),
+                window=_probe_window(startup),
+            )
+        )
     liveness = container.get("livenessProbe")
     if isinstance(liveness, dict) and not isinstance(startup, dict):
         live = _probe_window(liveness)
-        evidence.append(f"livenessProbe window {live} s")
+        evidence.append(msg("readiness.probe.liveness", window=live))
         if live < need:
-            return failed(
-                f"The livenessProbe gives up after {live} s, before a {need} s model load "
-                "finishes: the pod is killed while loading.",
-                evidence,
-            )
-    if _handler(probe) == "no handler":
-        return failed("The readinessProbe has no handler (httpGet, exec, tcpSocket).", evidence)
+            return failed(msg("readiness.probe.liveness_too_short", live=live, need=need), evidence)
+    if _handler(probe) is None:
+        return failed(msg("readiness.probe.handler_missing"), evidence)
     if window < need:
         return failed(
-            f"The {which} allows {window} s, less than the {need} s a model load takes "
-            "(READINESS_MODEL_LOAD_SECONDS).",
-            evidence,
+            msg("readiness.probe.too_short", which=which, window=window, need=need), evidence
         )
     return passed(
-        f"readinessProbe on the leader ({_handler(probe)}), {window} s allowed for a {need} s "
-        "model load.",
+        msg("readiness.probe.ok", handler=_shown_handler(probe), window=window, need=need),
         evidence,
     )
 
@@ -132,44 +147,41 @@ def drain(lws: dict) -> Finding:
     container = _main(spec)
     grace = _num(spec.get("terminationGracePeriodSeconds"), DEFAULT_GRACE_SECONDS)
     given = "terminationGracePeriodSeconds" in spec
+    field = f"{path}.spec.terminationGracePeriodSeconds"
     evidence = [
-        f"{path}.spec.terminationGracePeriodSeconds: {grace}"
-        + ("" if given else " (Kubernetes' default; not set)")
+        msg("readiness.evidence.field", path=field, value=grace)
+        if given
+        else msg("readiness.drain.grace_default", path=field, grace=grace)
     ]
     hook = ((container.get("lifecycle") or {}).get("preStop")) or None
     if not isinstance(hook, dict):
-        evidence.append(
-            f"{path}.spec.containers[{container.get('name', '?')}].lifecycle.preStop: absent"
-        )
-        return failed(
-            "No preStop hook on the leader: SIGTERM arrives while the endpoint still gets "
-            "traffic, and in-flight requests are cut.",
-            evidence,
-        )
+        name = container.get("name", "?")
+        field = f"{path}.spec.containers[{name}].lifecycle.preStop"
+        evidence.append(msg("readiness.evidence.absent", path=field))
+        return failed(msg("readiness.drain.no_prestop"), evidence)
     sleep = _prestop_seconds(hook)
     evidence.append(
-        "preStop: " + (f"waits {sleep} s for endpoints to drain" if sleep is not None else "a hook")
+        msg("readiness.drain.prestop_waits", seconds=sleep)
+        if sleep is not None
+        else msg("readiness.drain.prestop_hook")
     )
     if sleep is not None and sleep >= grace:
-        return failed(
-            f"The preStop wait ({sleep} s) uses the whole grace period ({grace} s): vLLM is "
-            "killed before it can finish in-flight requests after SIGTERM.",
-            evidence,
-        )
-    left = grace - (sleep or 0)
-    return passed(
-        f"preStop drains the endpoint, then {left} s remain for vLLM to finish in-flight "
-        "requests after SIGTERM.",
-        evidence,
-    )
+        return failed(msg("readiness.drain.prestop_too_long", sleep=sleep, grace=grace), evidence)
+    return passed(msg("readiness.drain.ok", left=grace - (sleep or 0)), evidence)
 
 
-def _env(container: dict) -> dict[str, str]:
+def _env(container: dict) -> dict[str, str | None]:
+    """Each variable's value; None when it comes from a reference (valueFrom)."""
     return {
-        e["name"]: str(e.get("value", "(from a reference)"))
+        e["name"]: str(e["value"]) if "value" in e else None
         for e in container.get("env") or []
         if isinstance(e, dict) and e.get("name")
     }
+
+
+def _pair(name: str, value: str | None) -> Msg:
+    shown = msg("readiness.value.from_reference") if value is None else value
+    return msg("readiness.env.pair", name=name, value=shown)
 
 
 def nccl_watchdog(lws: dict) -> Finding:
@@ -179,61 +191,66 @@ def nccl_watchdog(lws: dict) -> Finding:
         container = _main(spec)
         env = _env(container)
         asynch = env.get(NCCL_ASYNC)
-        timeouts = [f"{k}={env[k]}" for k in NCCL_TIMEOUTS if k in env]
+        pairs = [
+            _pair(NCCL_ASYNC, asynch)
+            if NCCL_ASYNC in env and (asynch is None or asynch)
+            else msg("readiness.env.pair", name=NCCL_ASYNC, value=msg("readiness.value.unset"))
+        ]
+        pairs += [_pair(k, env[k]) for k in NCCL_TIMEOUTS if k in env]
         evidence.append(
-            f"{path} {container.get('name', '?')}: {NCCL_ASYNC}={asynch if asynch else '(unset)'}"
-            + (f", {', '.join(timeouts)}" if timeouts else "")
+            msg(
+                "readiness.nccl.evidence",
+                path=path,
+                container=str(container.get("name", "?")),
+                env=listing(pairs),
+            )
         )
         if asynch not in ("1", "2", "3"):
             missing.append(path.rsplit(".", 1)[-1])
     if not templates:
-        return failed("The LeaderWorkerSet has no pod templates.", evidence)
+        return failed(msg("readiness.nccl.no_templates"), evidence)
     if missing:
         return failed(
-            f"{NCCL_ASYNC} is not 1-3 in the {' and '.join(missing)}: a hung NCCL collective "
-            "stalls the group instead of failing fast.",
-            evidence,
+            msg("readiness.nccl.missing", env=NCCL_ASYNC, templates=listing(missing)), evidence
         )
-    return passed(
-        f"{NCCL_ASYNC} set on every template: the NCCL watchdog aborts hung collectives.", evidence
-    )
+    return passed(msg("readiness.nccl.ok", env=NCCL_ASYNC), evidence)
 
 
 def oom_restart(lws: dict) -> Finding:
     lwt = (lws.get("spec") or {}).get("leaderWorkerTemplate") or {}
-    policy = lwt.get("restartPolicy") or "Default"
-    evidence = [f"spec.leaderWorkerTemplate.restartPolicy: {policy}"]
+    policy = str(lwt.get("restartPolicy") or "Default")
+    field = "spec.leaderWorkerTemplate.restartPolicy"
+    evidence = [msg("readiness.evidence.field", path=field, value=policy)]
     bad = []
     for path, spec in _templates(lws):
-        pod_policy = spec.get("restartPolicy") or "Always"
-        evidence.append(f"{path}.spec.restartPolicy: {pod_policy}")
+        pod_policy = str(spec.get("restartPolicy") or "Always")
+        evidence.append(
+            msg("readiness.evidence.field", path=f"{path}.spec.restartPolicy", value=pod_policy)
+        )
         if pod_policy == "Never":
             bad.append(path)
     if bad:
-        return failed(
-            "A pod template says restartPolicy Never: an OOM-killed pod stays down.", evidence
-        )
-    if policy != "RecreateGroupOnPodRestart":
-        return failed(
-            f"restartPolicy {policy}: an OOM-killed pod restarts alone and cannot rejoin its "
-            "group's collectives; use RecreateGroupOnPodRestart.",
-            evidence,
-        )
-    return passed("An OOM-killed pod restarts and brings its whole group back.", evidence)
+        return failed(msg("readiness.oom.never", policy="Never"), evidence)
+    if policy != GROUP_RESTART:
+        return failed(msg("readiness.oom.alone", policy=policy, wanted=GROUP_RESTART), evidence)
+    return passed(msg("readiness.oom.ok"), evidence)
 
 
 def zone_spread(lws: dict) -> Finding:
     path, spec = _leader(lws)
     constraints = [c for c in spec.get("topologySpreadConstraints") or [] if isinstance(c, dict)]
     zonal = [c for c in constraints if c.get("topologyKey") == ZONE_KEY]
+    field = f"{path}.spec.topologySpreadConstraints"
     evidence = [
-        f"{path}.spec.topologySpreadConstraints: topologyKey {c.get('topologyKey')}, maxSkew "
-        f"{c.get('maxSkew')}, whenUnsatisfiable {c.get('whenUnsatisfiable', 'DoNotSchedule')}"
-        for c in constraints
-    ] or [f"{path}.spec.topologySpreadConstraints: absent"]
-    if not zonal:
-        return failed(
-            f"No topologySpreadConstraint on {ZONE_KEY}: every group may land in one zone.",
-            evidence,
+        msg(
+            "readiness.zone.evidence",
+            path=field,
+            topology=str(c.get("topologyKey")),
+            skew=str(c.get("maxSkew")),
+            when=str(c.get("whenUnsatisfiable", "DoNotSchedule")),
         )
-    return passed(f"Groups are spread across zones ({ZONE_KEY}).", evidence)
+        for c in constraints
+    ] or [msg("readiness.evidence.absent", path=field)]
+    if not zonal:
+        return failed(msg("readiness.zone.none", topology=ZONE_KEY), evidence)
+    return passed(msg("readiness.zone.ok", topology=ZONE_KEY), evidence)

@@ -3,12 +3,13 @@ rules, and the drill history."""
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import yaml
 from django.conf import settings
 
+from console.texts import msg
 from readiness.verifiers import Finding, failed, passed, unknown
 
 DCGM_SERIES = ("DCGM_FI_DEV_GPU_UTIL", "DCGM_FI_DEV_XID_ERRORS")
@@ -22,18 +23,25 @@ def dcgm_query(metric: str, namespace: str, lws: str) -> str:
 def dcgm(counts: dict[str, float | None], namespace: str, lws: str) -> Finding:
     """`counts`: series per DCGM metric for the pool's GPUs (None: no series)."""
     evidence = [
-        f"{dcgm_query(metric, namespace, lws)} = {'no series' if n is None else f'{n:g}'}"
+        msg(
+            "readiness.dcgm.evidence",
+            query=dcgm_query(metric, namespace, lws),
+            value=msg("readiness.value.no_series") if n is None else f"{n:g}",
+        )
         for metric, n in counts.items()
     ]
     missing = [metric for metric, n in counts.items() if not n]
     if missing:
         return failed(
-            f"Prometheus has no {', '.join(missing)} series for {namespace}/{lws}: GPU faults "
-            "on this pool would go unseen.",
+            msg(
+                "readiness.dcgm.missing",
+                metrics=", ".join(missing),
+                deployment=f"{namespace}/{lws}",
+            ),
             evidence,
         )
     gpus = max(n or 0 for n in counts.values())
-    return passed(f"DCGM exporter series present for {gpus:g} GPUs of the pool.", evidence)
+    return passed(msg("readiness.dcgm.ok", count=int(gpus)), evidence)
 
 
 def rules_dir() -> Path:
@@ -54,16 +62,17 @@ def alert_names(directory: Path) -> list[tuple[str, str]]:
 
 def runbooks_written(alerts: list[tuple[str, str]], catalog) -> Finding:
     if not alerts:
-        return failed("The alert rules define no alerts, so nothing pages anyone.", [])
+        return failed(msg("readiness.runbooks.no_alerts"), [])
     evidence, missing = [], []
     for name, file in alerts:
         runbook = catalog.for_alert(name)
-        evidence.append(f"{name} ({file}) -> {runbook.slug if runbook else 'no runbook'}")
+        shown = runbook.slug if runbook else msg("readiness.value.no_runbook")
+        evidence.append(msg("readiness.runbooks.evidence", alert=name, file=file, runbook=shown))
         if runbook is None:
             missing.append(name)
     if missing:
-        return failed(f"No runbook answers {', '.join(missing)}.", evidence)
-    return passed(f"Every one of the {len(alerts)} alerts has a runbook.", evidence)
+        return failed(msg("readiness.runbooks.missing", alerts=", ".join(missing)), evidence)
+    return passed(msg("readiness.runbooks.ok", count=len(alerts)), evidence)
 
 
 def _drill_time(run) -> datetime | None:
@@ -73,21 +82,28 @@ def _drill_time(run) -> datetime | None:
 def chaos_drill(run, now: datetime) -> Finding:
     """`run`: the latest passed drill run on the deployment, or None."""
     if run is None:
-        return failed("No drill has passed against this deployment.", [])
+        return failed(msg("readiness.drill.none"), [])
     when = _drill_time(run)
-    plan = getattr(run, "plan", None)
-    evidence = [
-        f"drill run #{run.pk} ({getattr(run, 'runbook', '') or 'runbook ?'}"
-        f"{', plan ' + repr(plan.title) if plan else ''}) passed at {when:%Y-%m-%d %H:%M} UTC"
-        if when
-        else f"drill run #{run.pk} passed"
-    ]
     if when is None:
-        return unknown("The last passed drill has no end time.", evidence)
+        evidence = [msg("readiness.drill.evidence_no_time", id=run.pk)]
+        return unknown(msg("readiness.drill.no_end"), evidence)
+    plan = getattr(run, "plan", None)
+    runbook = getattr(run, "runbook", "") or msg("readiness.value.runbook_unknown")
+    moment = f"{when.astimezone(UTC):%Y-%m-%d %H:%M}"
+    evidence = [
+        msg(
+            "readiness.drill.evidence_plan",
+            id=run.pk,
+            runbook=runbook,
+            plan=repr(plan.title),
+            at=moment,
+        )
+        if plan
+        else msg("readiness.drill.evidence", id=run.pk, runbook=runbook, at=moment)
+    ]
     age = now - when
     if age > DRILL_MAX_AGE:
         return failed(
-            f"The last passed drill is {age.days} days old (more than {DRILL_MAX_AGE.days}).",
-            evidence,
+            msg("readiness.drill.too_old", days=age.days, max=DRILL_MAX_AGE.days), evidence
         )
-    return passed(f"A drill passed {age.days} days ago.", evidence)
+    return passed(msg("readiness.drill.ok", days=age.days), evidence)

@@ -10,11 +10,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import datetime
 
+import yaml
 from django.conf import settings
 
 from actions.kinds.base import ActionError, TargetNotFound
+from console.texts import Msg, msg
 from drills.selectors import drill_last_passed
 from readiness.items import BY_KEY, VERIFIED_KEYS
+from readiness.texts import detail
 from readiness.verifiers import Finding, config, failed, lws, signals, unknown
 from runbooks import prometheus
 from runbooks.catalog import CatalogError, load_catalog
@@ -32,16 +35,16 @@ def _configmap_names() -> tuple[str, str]:
     return settings.READINESS_ROUTER_CONFIGMAP, settings.READINESS_GATEWAY_CONFIGMAP
 
 
-def _k8s_unknown(exc: Exception, what: str) -> Finding:
-    return unknown(f"Kubernetes API unreachable for {what}: {exc}")
+def _k8s_unknown(exc: Exception, what: Msg) -> Finding:
+    return unknown(msg("readiness.source.k8s_unreachable", what=what, detail=detail(exc)))
 
 
 def _lws_findings(api, namespace: str, name: str) -> dict[str, Finding]:
-    what = f"leaderworkerset {namespace}/{name}"
+    what = msg("readiness.where.lws", namespace=namespace, name=name)
     try:
         obj = api.get_lws(namespace, name)
     except TargetNotFound:
-        gone = unknown(f"{what} is no longer in the cluster (Kubernetes API answered 404).")
+        gone = unknown(msg("readiness.source.lws_gone", what=what))
         return dict.fromkeys(LWS_CHECKS, gone)
     except ActionError as exc:
         return dict.fromkeys(LWS_CHECKS, _k8s_unknown(exc, what))
@@ -58,11 +61,14 @@ def _configmap_findings(api, namespace: str) -> dict[str, Finding]:
             {"gateway_limits": config.gateway_limits, "max_tokens_cap": config.max_tokens_cap},
         ),
     ):
-        where = f"configmap {namespace}/{name}"
+        where = msg("readiness.where.configmap", namespace=namespace, name=name)
         try:
             obj = api.get_configmap(namespace, name)
         except TargetNotFound:
-            missing = failed(f"{where} does not exist.", [f"{where}: 404"])
+            missing = failed(
+                msg("readiness.source.configmap_missing", where=where),
+                [msg("readiness.evidence.field", path=where, value=404)],
+            )
             found.update(dict.fromkeys(checks, missing))
             continue
         except ActionError as exc:
@@ -79,7 +85,7 @@ def _dcgm_finding(namespace: str, name: str) -> Finding:
             data = prometheus.query(signals.dcgm_query(metric, namespace, name))
             counts[metric] = prometheus.single_value(data)[0]
     except prometheus.PrometheusUnavailable as exc:
-        return unknown(f"Prometheus unreachable: {exc.message}")
+        return unknown(msg("readiness.source.prometheus_unreachable", detail=detail(exc)))
     return signals.dcgm(counts, namespace, name)
 
 
@@ -87,12 +93,14 @@ def _runbooks_finding() -> Finding:
     directory = signals.rules_dir()
     try:
         alerts = signals.alert_names(directory)
-    except (OSError, ValueError) as exc:
-        return unknown(f"The alert rules in {directory} could not be read: {exc}")
+    except (OSError, ValueError, yaml.YAMLError) as exc:  # a broken file: unknown, not a crash
+        return unknown(
+            msg("readiness.source.rules_unreadable", directory=str(directory), detail=detail(exc))
+        )
     try:
         catalog = load_catalog()
     except CatalogError as exc:  # names the file and field
-        return unknown(f"The runbook catalogue could not be loaded: {exc}")
+        return unknown(msg("readiness.source.catalogue_unloadable", detail=detail(exc)))
     return signals.runbooks_written(alerts, catalog)
 
 
@@ -107,7 +115,7 @@ def findings(*, namespace: str, name: str, now: datetime, api_factory) -> dict[s
         api = api_factory()
     except ActionError as exc:
         k8s = {
-            key: _k8s_unknown(exc, "the checklist")
+            key: _k8s_unknown(exc, msg("readiness.where.checklist"))
             for key in VERIFIED_KEYS
             if BY_KEY[key].source == "kubernetes"
         }
