@@ -20,5 +20,6 @@ class NotificationsConfig(AppConfig):
         from incidents.timeline_signal import timeline_appended
 
         timeline_appended.connect(_timeline_appended, dispatch_uid="notifications.timeline")
-        # registry: the deploy check registers itself on import
-        from notifications import checks  # noqa: F401
+        # registry: the deploy check and the message templates (console/texts) register
+        # themselves on import
+        from notifications import checks, texts  # noqa: F401

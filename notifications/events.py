@@ -38,6 +38,9 @@ class Notice:
     incident_id: int
     occurred_at: datetime
     text: str = ""  # the timeline's own sentence, when there is one
+    # That sentence as parts (payload["msg"]), when the console wrote it: worded in each
+    # target's language. None for a person's words and for lines written before.
+    text_msg: list[Any] | None = None
     details: dict[str, Any] = field(default_factory=dict)
     actor_id: int | None = None
 
@@ -52,6 +55,7 @@ def notice_for(event: TimelineEvent) -> Notice | None:
             incident_id=event.incident_id,
             occurred_at=event.occurred_at,
             text=event.message,
+            text_msg=payload.get("msg") if isinstance(payload.get("msg"), list) else None,
             details=details,
             actor_id=event.actor_id,
         )

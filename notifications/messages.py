@@ -10,14 +10,16 @@ from django.conf import settings
 from django.urls import reverse
 from django.utils import translation
 from django.utils.translation import gettext as _
-from django.utils.translation import ngettext
 
+from console.texts import Msg, msg, render
 from incidents.models import Incident
+from incidents.transitions import status_word
 from notifications.events import Notice
 from notifications.links import console_url
 from notifications.models import Event
 
 BODY_VERSION = 1
+SUMMARY_MAX = 500  # Delivery.summary
 
 
 def absolute(path: str, base: str | None = None) -> str:
@@ -41,88 +43,98 @@ def _incident(incident: Incident | None, base: str) -> dict[str, Any] | None:
     }
 
 
-def _summary(notice: Notice, incident: Incident | None, base: str) -> tuple[str, str]:
-    """(one line, the page it points at), in the active language."""
+def _summary(notice: Notice, incident: Incident | None, base: str) -> tuple[Msg, str]:
+    """(one line, the page it points at): the line as parts, worded when read."""
     d = notice.details
     if incident is None:
-        return _("Test notification from the vLLM Incident Console"), absolute(
-            reverse("notifications:list"), base
-        )
-    ref = _("[%(severity)s] Incident #%(id)s") % {"severity": incident.severity, "id": incident.pk}
+        return msg("notifications.summary.test"), absolute(reverse("notifications:list"), base)
+    ref = msg("notifications.summary.ref", severity=incident.severity, id=incident.pk)
     page = reverse("incidents:detail", args=[incident.pk])
-    words = {"ref": ref, "title": incident.title}
+    # One line (an email subject): a title typed over several lines is joined.
+    words: dict[str, Any] = {"ref": ref, "title": _one_line(incident.title)}
     match notice.event:
         case Event.INCIDENT_OPENED:
             # "reopened": deliveries recorded before INCIDENT_REOPENED existed.
-            if d.get("reopened"):
-                line = _("%(ref)s reopened: %(title)s") % words
-            else:
-                line = _("%(ref)s opened: %(title)s") % words
+            key = "reopened" if d.get("reopened") else "opened"
+            line = msg(f"notifications.summary.{key}", **words)
         case Event.INCIDENT_REOPENED:
             line = _fired_again_line(d, words)
         case Event.SEVERITY_RAISED:
-            line = _("%(ref)s severity raised %(old)s → %(new)s: %(title)s") % {
+            line = msg(
+                "notifications.summary.severity_raised",
                 **words,
-                "old": d.get("from"),
-                "new": d.get("to"),
-            }
+                old=_scalar(d.get("from")),
+                new=_scalar(d.get("to")),
+            )
         case Event.COMMANDER_CHANGED:
-            line = _("%(ref)s is now commanded by %(who)s (was %(was)s): %(title)s") % {
+            line = msg(
+                "notifications.summary.commander_changed",
                 **words,
-                "who": d.get("to") or _("nobody"),
-                "was": d.get("from") or _("nobody"),
-            }
+                who=_scalar(d.get("to")) or msg("notifications.nobody"),
+                was=_scalar(d.get("from")) or msg("notifications.nobody"),
+            )
         case Event.INCIDENT_MITIGATED:
-            line = _("%(ref)s mitigated: %(title)s") % words
+            line = msg("notifications.summary.mitigated", **words)
         case Event.INCIDENT_RESOLVED:
-            line = _("%(ref)s resolved: %(title)s") % words
+            line = msg("notifications.summary.resolved", **words)
         case Event.APPROVAL_WANTED:
-            line = _("%(ref)s: action #%(run)s %(kind)s on %(target)s awaits approval") % {
+            line = msg(
+                "notifications.summary.approval_wanted",
                 **words,
-                "run": d.get("run"),
-                "kind": d.get("kind"),
-                "target": d.get("target"),
-            }
+                run=_scalar(d.get("run")),
+                kind=_scalar(d.get("kind")),
+                target=_scalar(d.get("target")),
+            )
             page = reverse("actions:action-run", args=[d.get("run")])
         case Event.POSTMORTEM_IN_REVIEW:
-            line = _("Postmortem #%(pm)s of incident #%(id)s is in review: %(title)s") % {
-                "pm": d.get("postmortem"),
-                "id": incident.pk,
-                "title": d.get("title", incident.title),
-            }
+            line = msg(
+                "notifications.summary.postmortem_in_review",
+                pm=_scalar(d.get("postmortem")),
+                id=incident.pk,
+                title=_one_line(str(d.get("title", incident.title))),
+            )
             page = reverse("postmortems:detail", args=[d.get("postmortem")])
         case Event.ACTION_ITEM_OVERDUE:
             line = _overdue_line(d, incident)
             page = reverse("postmortems:items") + f"?item={d.get('action_item')}"
         case _:
-            line = f"{ref}: {notice.event}"
-    return " ".join(line.split())[:500], absolute(page, base)  # one line: an email subject
+            line = msg("notifications.summary.other", ref=ref, event=notice.event)
+    return line, absolute(page, base)
 
 
-def _fired_again_line(d: dict[str, Any], words: dict[str, str]) -> str:
-    by_hand = d.get("reopened_by") == "by_hand"
+def _one_line(text: str) -> str:
+    return " ".join(str(text).split())
+
+
+def _scalar(value: Any) -> Any:
+    """A detail as a parameter: scalars as they are, anything else as its text."""
+    return value if value is None or isinstance(value, (str, int, float, bool)) else str(value)
+
+
+def _fired_again_line(d: dict[str, Any], words: dict[str, Any]) -> Msg:
     if d.get("previous_status") == "mitigated":
-        return _("%(ref)s fired again after it was mitigated: %(title)s") % words
-    if by_hand:
-        return _("%(ref)s reopened by hand after it was resolved: %(title)s") % words
-    return _("%(ref)s fired again after it was resolved, so it reopened: %(title)s") % words
+        return msg("notifications.summary.fired_again_mitigated", **words)
+    if d.get("reopened_by") == "by_hand":
+        return msg("notifications.summary.reopened_by_hand", **words)
+    return msg("notifications.summary.fired_again_resolved", **words)
 
 
-def _overdue_line(d: dict[str, Any], incident: Incident) -> str:
+def _overdue_line(d: dict[str, Any], incident: Incident) -> Msg:
     days = d.get("days_overdue")
-    return ngettext(
-        "Action item #%(item)s is %(days)s day overdue: %(title)s (incident #%(id)s, "
-        "owner %(owner)s)",
-        "Action item #%(item)s is %(days)s days overdue: %(title)s (incident #%(id)s, "
-        "owner %(owner)s)",
-        days if isinstance(days, int) else 0,
-    ) % {
-        "item": d.get("action_item"),
-        "days": days,
-        "title": d.get("title"),
-        "id": incident.pk,
-        "owner": d.get("owner") or _("nobody"),
-    }
+    return msg(
+        "notifications.summary.action_item_overdue",
+        item=_scalar(d.get("action_item")),
+        days=days if isinstance(days, int) else 0,
+        title=_one_line(str(d.get("title") or "")),
+        id=incident.pk,
+        owner=_scalar(d.get("owner")) or msg("notifications.nobody"),
+    )
+
+
+def _text_in(notice: Notice, language: str) -> str:
+    """The timeline's own sentence in the target's language when it was stored as parts
+    (as stored otherwise: a person's words are never re-translated)."""
+    return render(notice.text_msg, fallback=notice.text, language=language)
 
 
 def message_build(
@@ -135,12 +147,15 @@ def message_build(
 ) -> tuple[str, dict[str, Any]]:
     """(summary, body) for one notice, worded in `language` (the target's; default the
     console's). The body records the language so Slack and email, rendered from it at
-    send time, and every retry speak the same one. `base_url`: the console's address,
-    when the caller looked it up once for many messages (links.console_url)."""
+    send time, and every retry speak the same one; it keeps the summary's parts in
+    `summary_msg` (the delivery's `texts["summary"]`) for the pages. `base_url`: the
+    console's address, when the caller looked it up once for many messages
+    (links.console_url)."""
     language = language or settings.LANGUAGE_CODE
     base = console_url() if base_url is None else base_url
+    line, url = _summary(notice, incident, base)
+    summary = render(line.stored, language=language, fallback=line.english)[:SUMMARY_MAX]
     with translation.override(language):
-        summary, url = _summary(notice, incident, base)
         event_label = str(Event(notice.event).label)
     body = {
         "version": BODY_VERSION,
@@ -150,13 +165,22 @@ def message_build(
         "id": notice.key,
         "occurred_at": notice.occurred_at.isoformat(),
         "summary": summary,
-        "text": notice.text,
+        # What the summary and the text say, as parts: the console's pages word them in
+        # their reader's language; what is sent stays in the target's.
+        "summary_msg": line.stored,
+        "text": _text_in(notice, language),
+        "text_msg": notice.text_msg,
         "url": url,
         "actor": actor,
         "incident": _incident(incident, base),
         "details": notice.details,
     }
     return summary, body
+
+
+def summary_texts(body: dict[str, Any]) -> dict[str, Any]:
+    """A delivery's `texts`: the summary's parts, for the deliveries page and the API."""
+    return {"summary": body["summary_msg"]}
 
 
 def _detail_lines(body: dict[str, Any]) -> list[str]:
@@ -172,7 +196,8 @@ def _detail_lines(body: dict[str, Any]) -> list[str]:
             )
             % {
                 "severity": incident.get("severity"),
-                "status": incident.get("status"),
+                # The word in the body's language (the stored value when unknown).
+                "status": str(status_word(str(incident.get("status") or ""))),
                 "namespace": incident.get("namespace") or _("no namespace"),
                 "runbook": incident.get("runbook") or _("none"),
                 "commander": incident.get("commander") or _("nobody"),

@@ -1,9 +1,9 @@
 """The deliveries API's shapes. A target is named, never its URL, recipients or secret."""
 
-from django.utils import translation
 from rest_framework import serializers
 
 from console.bounds import IdField
+from console.texts.api import RenderedText, TextIds
 from notifications.models import Delivery, DeliveryStatus, Event, Target
 
 
@@ -15,22 +15,34 @@ class TargetRefSerializer(serializers.ModelSerializer):
 
 class DeliverySerializer(serializers.ModelSerializer):
     target = TargetRefSerializer(read_only=True)
-    event_label = serializers.SerializerMethodField()
+    event_label = serializers.SerializerMethodField(
+        help_text="The event's name in the request's language (Accept-Language or ?lang=)."
+    )
+    summary = RenderedText(
+        "summary",
+        help_text="The message's one line in the request's language; what was sent is in "
+        "the target's language. As stored for deliveries recorded before it had an id.",
+    )
+    summary_i18n = TextIds(
+        "summary",
+        help_text='The summary as message ids and parameters ([{"id", "params"}]), for a '
+        "client that words it itself; null when it was stored only as text.",
+    )
     rule = serializers.CharField(source="rule.name", default=None, read_only=True)
     incident = serializers.IntegerField(source="incident_id", allow_null=True, read_only=True)
 
     class Meta:
         model = Delivery
         fields = [
-            "id", "status", "event", "event_label", "event_key", "summary", "target", "rule",
-            "incident", "attempts", "last_error", "created_at", "last_attempt_at", "sent_at",
+            "id", "status", "event", "event_label", "event_key", "summary", "summary_i18n",
+            "target", "rule", "incident", "attempts", "last_error", "created_at",
+            "last_attempt_at", "sent_at",
         ]  # fmt: skip
         read_only_fields = fields
 
     def get_event_label(self, delivery: Delivery) -> str:
-        # The API speaks English whatever the caller's language: machines parse it.
-        with translation.override("en"):
-            return str(delivery.get_event_display())
+        # The request's language (console/viewer.py activates it for the API).
+        return str(delivery.get_event_display())
 
 
 class DeliveryListQuerySerializer(serializers.Serializer):

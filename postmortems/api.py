@@ -10,12 +10,14 @@ from rest_framework import status
 from rest_framework.response import Response
 
 from console.api.base import (
+    E400,
     ITEM_READ_ERRORS,
     ITEM_WRITE_ERRORS,
     LIST_ERRORS,
     WRITE_ERRORS,
     ConsoleApi,
     ErrorSerializer,
+    parse_body,
 )
 from console.errors import NotFound
 from console.http import AuthedApiRequest
@@ -27,6 +29,7 @@ from postmortems.serializers import (
     ActionItemQuerySerializer,
     ActionItemSerializer,
     ActionItemWriteSerializer,
+    PostmortemDraftSerializer,
     PostmortemSerializer,
 )
 
@@ -55,7 +58,9 @@ class ActionItemApi(ConsoleApi):
 @extend_schema(tags=[TAG_PM])
 class IncidentPostmortemApi(ConsoleApi):
     """Draft the incident's postmortem (201), or answer the one it has (200). Big incidents
-    are drafted on a worker: `draft_state` is "pending" until it is ready."""
+    are drafted on a worker: `draft_state` is "pending" until it is ready. The draft is
+    written in `language` (default: the request's language); an unknown one is a 400
+    naming the field."""
 
     noun = "incident"
     permission_classes = [HasConsoleRole, require_perm(DRAFT)]
@@ -63,12 +68,18 @@ class IncidentPostmortemApi(ConsoleApi):
     @extend_schema(
         operation_id="incidents_postmortem_draft",
         summary="Draft the incident's postmortem",
-        request=None,
-        responses={201: PostmortemSerializer, 200: PostmortemSerializer, **ITEM_WRITE_ERRORS},
-    )
+        request=PostmortemDraftSerializer,
+        responses={
+            201: PostmortemSerializer, 200: PostmortemSerializer, 400: E400,
+            **ITEM_WRITE_ERRORS,
+        },
+    )  # fmt: skip
     def post(self, request: AuthedApiRequest, pk: int):
+        body = parse_body(PostmortemDraftSerializer, request)
         existed = selectors.postmortem_for_incident(incident_id=pk) is not None
-        pm = services.postmortem_draft(incident_id=pk, actor=request.user)
+        pm = services.postmortem_draft(
+            incident_id=pk, actor=request.user, language=body.get("language")
+        )
         code = status.HTTP_200_OK if existed else status.HTTP_201_CREATED
         return Response(PostmortemSerializer(_postmortem(pm.pk)).data, status=code)
 

@@ -27,3 +27,9 @@ class PostmortemsConfig(AppConfig):
         from postmortems.demo import PART
 
         demo_part_register(PART)
+        # registry: the message templates register themselves on import (console/texts)
+        from postmortems import texts  # noqa: F401
+
+        # registry: the demo history's own ids (postmortems.demo.in_place), so its rows
+        # are worded even when seed_demo has not run in this process
+        from postmortems.demo import texts as demo_texts  # noqa: F401

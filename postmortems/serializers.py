@@ -1,5 +1,6 @@
 """API shapes of postmortems and action items."""
 
+from django.conf import settings
 from django.utils import timezone
 from rest_framework import serializers
 
@@ -60,6 +61,12 @@ class ActionItemSerializer(serializers.ModelSerializer):
 
 class PostmortemSerializer(serializers.ModelSerializer):
     incident = serializers.IntegerField(source="incident_id")
+    draft_language = serializers.SerializerMethodField(
+        help_text="The language the draft was written in (its headings, generated sentences "
+        "and the timeline lines copied from the incident): the one its author chose, or the "
+        "author's language for drafts made before there was a choice. The text is stored as "
+        "written and never translated afterwards."
+    )
     created_by = serializers.CharField(source="created_by.username")
     published_by = serializers.CharField(
         source="published_by.username", default=None, allow_null=True
@@ -72,13 +79,17 @@ class PostmortemSerializer(serializers.ModelSerializer):
     class Meta:
         model = Postmortem
         fields = [
-            "id", "incident", "title", "status", "draft_state", "draft_error", "version",
+            "id", "incident", "title", "status", "draft_state", "draft_error", "draft_language",
+            "version",
             "revision", "published_revision",
             "summary", "impact", "timeline", "root_cause", "contributing_factors",
             "action_items", "lessons_learned", "impact_data", "runbook", "category",
             "suggestions", "snapshots", "reviewers", "created_by", "created_at",
             "drafted_at", "published_at", "published_by",
         ]  # fmt: skip
+
+    def get_draft_language(self, pm) -> str:
+        return pm.draft_language or pm.language
 
     def get_reviewers(self, pm) -> list[dict]:
         # approved_revision: the revision the approval was given for (publishing needs
@@ -87,6 +98,19 @@ class PostmortemSerializer(serializers.ModelSerializer):
             {"user": r.user.username, "state": r.state, "approved_revision": r.approved_revision}
             for r in pm.reviewers.all()
         ]
+
+
+class PostmortemDraftSerializer(serializers.Serializer):
+    """What drafting takes: the language to write the draft in."""
+
+    language = serializers.ChoiceField(
+        choices=settings.LANGUAGES,
+        required=False,
+        help_text="The draft's language (its section headings, generated sentences and the "
+        "timeline lines copied from the incident). Default: the request's language "
+        "(Accept-Language or ?lang=), else English. Ignored when the incident already has "
+        "a postmortem (it is answered as it is).",
+    )
 
 
 class ActionItemWriteSerializer(serializers.Serializer):

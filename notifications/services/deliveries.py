@@ -28,7 +28,7 @@ from incidents.models import Incident, TimelineEvent
 from notifications import transports
 from notifications.events import Notice, notice_for
 from notifications.links import console_url
-from notifications.messages import message_build
+from notifications.messages import message_build, summary_texts
 from notifications.models import Delivery, DeliveryStatus, Event, Rule, Target
 from notifications.permissions import RETRY
 from postmortems.models import Postmortem
@@ -130,6 +130,7 @@ def deliveries_record(*, notices: list[Notice]) -> list[int]:
                     incident=incident,
                     summary=summary,
                     body=body,
+                    texts=summary_texts(body),
                     created_at=now,
                 )
     if not rows:
@@ -160,7 +161,7 @@ def delivery_test(*, target_id: int, actor: User) -> Delivery:
     with transaction.atomic():
         delivery = Delivery.objects.create(
             target=target, event=Event.TEST, event_key=notice.key, summary=summary, body=body,
-            created_at=notice.occurred_at,
+            texts=summary_texts(body), created_at=notice.occurred_at,
         )  # fmt: skip
         transaction.on_commit(lambda: deliveries_enqueue(delivery_ids=[delivery.pk]))
     return delivery

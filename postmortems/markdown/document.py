@@ -1,11 +1,16 @@
 """A postmortem as one Markdown document, sections in the fixed order (summary, impact,
 timeline, root cause, contributing factors, action items, lessons learned). The same text
-the API's export.md answers and the print page is built from."""
+the API's export.md answers and the print page is built from.
+
+A draft whose author chose its language (Postmortem.draft_language) is exported with its
+headings in that language, so the document does not mix two; older drafts are exported
+in the reader's language."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
 
+from django.utils import translation
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, pgettext_lazy
 
@@ -68,6 +73,13 @@ def _head(pm: Postmortem) -> str:
 
 
 def postmortem_markdown(pm: Postmortem) -> str:
+    if pm.draft_language:
+        with translation.override(pm.draft_language):
+            return _markdown(pm)
+    return _markdown(pm)
+
+
+def _markdown(pm: Postmortem) -> str:
     data = pm.impact_data or {}
     empty = _("_(empty)_")
     out = [

@@ -16,6 +16,7 @@ from django.utils.functional import Promise
 from django.utils.translation import gettext_noop, pgettext_lazy
 
 from console.errors import DomainError, NotFound
+from console.texts import msg
 from postmortems.models import (
     TEXT_SECTIONS,
     Postmortem,
@@ -25,6 +26,7 @@ from postmortems.models import (
     TimelineSource,
 )
 from postmortems.permissions import edit_refusal
+from postmortems.services.incident_timeline import field_word, listed
 from postmortems.services.revisions import content_changed
 
 TEXT_MAX = 50_000
@@ -108,9 +110,9 @@ def postmortem_update(
         if new != old:
             setattr(pm, field, new)
             _history(pm, actor, field, old, new)
-            changed.append(field.replace("_", " "))
+            changed.append(field_word(field))
     if changed:
-        content_changed(pm, actor=actor, what=", ".join(changed))
+        content_changed(pm, actor=actor, what=listed(changed))
         pm.version += 1
         pm.save()
     return pm
@@ -138,14 +140,16 @@ def timeline_entry_update(
         if new != entry.text:
             _history(pm, actor, f"timeline:{entry.pk}", entry.text, new)
             entry.text = new
-            changed.append("reworded")
+            changed.append(msg("postmortems.change.reworded"))
     if included is not None and bool(included) != entry.included:
         _history(pm, actor, f"timeline:{entry.pk}:included", str(entry.included), str(included))
         entry.included = bool(included)
-        changed.append("included" if entry.included else "left out")
+        which = "included" if entry.included else "left_out"
+        changed.append(msg(f"postmortems.change.{which}"))
     entry.save()
     if changed:
-        content_changed(pm, actor=actor, what=f"timeline line #{entry.pk} {' and '.join(changed)}")
+        how = listed(changed, key="postmortems.change.both")
+        content_changed(pm, actor=actor, what=msg("postmortems.change.line", id=entry.pk, how=how))
     return entry
 
 
@@ -167,5 +171,5 @@ def timeline_entry_add(
         text=text,
     )
     _history(pm, actor, f"timeline:{entry.pk}", "", text)
-    content_changed(pm, actor=actor, what=f"timeline line #{entry.pk} added")
+    content_changed(pm, actor=actor, what=msg("postmortems.change.line_added", id=entry.pk))
     return entry

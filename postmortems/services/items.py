@@ -18,6 +18,7 @@ from django.utils.translation import gettext_lazy, gettext_noop
 
 from console.errors import DomainError, NotAllowed, NotFound
 from console.permissions import require
+from console.texts import msg
 from incidents.models import Incident
 from incidents.selectors import incident_get
 from postmortems.models import (
@@ -31,12 +32,14 @@ from postmortems.models import (
     Priority,
 )
 from postmortems.permissions import ADMIN_EDIT, MANAGE
-from postmortems.services.incident_timeline import item_event
+from postmortems.services.incident_timeline import item_event, listed
 from postmortems.services.revisions import content_changed
 from postmortems.transitions import check_item
 
 EDITABLE = ("title", "description", "owner", "due_date", "priority", "category", "external_url")
 _DUE_DATE = gettext_noop("due_date: use YYYY-MM-DD.")
+# A changed value on the timeline line: enough to recognise it (a description can be long).
+CHANGED_VALUE_CHARS = 200
 _PUBLISHED = gettext_noop("This postmortem is published; only an admin can add to it.")
 
 
@@ -158,15 +161,20 @@ def action_item_create(
         created_at=timezone.now(),
         **values,
     )
-    owner = item.owner.get_username() if item.owner else "nobody"
-    item_event(
-        item, actor, f"added ({item.priority}, {item.category}, owner {owner}, due {item.due_date})"
+    owner = item.owner.get_username() if item.owner else msg("postmortems.nobody")
+    added = msg(
+        "postmortems.item.added",
+        priority=item.priority,
+        category=msg(f"postmortems.item_category.{item.category}"),
+        owner=owner,
+        due=item.due_date.isoformat(),
     )
+    item_event(item, actor, added)
     if pm is not None:  # the document's Action items section changed
         PostmortemEdit.objects.create(
             postmortem=pm, editor=actor, at=item.created_at, field="action_item", new=item.title
         )
-        content_changed(pm, actor=actor, what=f"action item #{item.pk} added")
+        content_changed(pm, actor=actor, what=msg("postmortems.change.item_added", id=item.pk))
     if status is not None and status != item.status:  # same transaction: all or nothing
         item = action_item_set_status(item_id=item.pk, actor=actor, status=status, reason=reason)
     return item
@@ -213,11 +221,15 @@ def action_item_update(*, item_id: int, actor: User, values: dict[str, Any]) -> 
     for key, value in _clean(values).items():
         if getattr(item, key) != value:
             shown = value.get_username() if hasattr(value, "get_username") else value
-            changed.append(f"{key.replace('_', ' ')} → {shown or '—'}")
+            shown = str(shown)[:CHANGED_VALUE_CHARS] if shown else "—"
+            if key == "category":  # a word of the reader's language, not the stored value
+                shown = msg(f"postmortems.item_category.{value}")
+            field = msg(f"postmortems.item_field.{key}")
+            changed.append(msg("postmortems.item.changed", field=field, value=shown))
             setattr(item, key, value)
     if changed:
         item.save()
-        item_event(item, actor, "; ".join(changed)[:500])
+        item_event(item, actor, listed(changed, key="postmortems.item.changes"))
     return item
 
 
@@ -259,14 +271,21 @@ def action_item_set_status(
         raise DomainError(
             gettext_noop("reason: say why this will not be done."), code="invalid_params"
         )
-    old = item.get_status_display()
+    old = item.status
     item.status = status
     item.wont_do_reason = reason if status == ItemStatus.WONT_DO else ""
     item.closed_at = timezone.now() if status in (ItemStatus.DONE, ItemStatus.WONT_DO) else None
     item.save()
-    if item.get_status_display() != old:
-        why = f" ({reason[:200]})" if reason else ""
-        item_event(item, actor, f"{old} → {item.get_status_display()}{why}")
+    if item.status != old:
+        words = {
+            "old": msg(f"postmortems.item_status.{old}"),
+            "new": msg(f"postmortems.item_status.{item.status}"),
+        }
+        if reason:
+            line = msg("postmortems.item.status_reason", **words, reason=reason[:200])
+        else:
+            line = msg("postmortems.item.status", **words)
+        item_event(item, actor, line)
     return item
 
 

@@ -17,6 +17,7 @@ from django.utils.translation import gettext_lazy, gettext_noop
 
 from console.errors import DomainError, NotAllowed
 from console.permissions import require
+from console.texts import msg
 from postmortems.models import DraftState, Postmortem, ReviewComment, Reviewer, ReviewerState
 from postmortems.permissions import DRAFT, PUBLISH, REVIEW
 from postmortems.selectors import postmortem_publish_refusal, postmortem_sole_author_id
@@ -100,7 +101,7 @@ def postmortem_request_review(
             params={"title": pm.title},
         )
     _status_move(pm, S.IN_REVIEW, actor=actor)
-    postmortem_event(pm, actor, f"review requested from {', '.join(names)}")
+    postmortem_event(pm, actor, msg("postmortems.what.review_requested", names=", ".join(names)))
     return pm
 
 
@@ -158,9 +159,8 @@ def postmortem_review(
         )
     if not approve:
         _status_move(pm, S.DRAFT, actor=actor)
-    postmortem_event(
-        pm, actor, "approved" if approve else "changes requested", revision=pm.revision
-    )
+    what = "approved" if approve else "changes_requested"
+    postmortem_event(pm, actor, msg(f"postmortems.what.{what}"), revision=pm.revision)
     return reviewer
 
 
@@ -199,5 +199,5 @@ def _publish(*, postmortem_id: int, actor: User, refreshed: bool) -> Postmortem:
             )
         raise refusal
     _status_move(pm, S.PUBLISHED, actor=actor)
-    postmortem_event(pm, actor, "published", revision=pm.revision)
+    postmortem_event(pm, actor, msg("postmortems.what.published"), revision=pm.revision)
     return pm

@@ -18,6 +18,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext_noop
 
+from console.texts import Msg, msg
 from postmortems.models import (
     Postmortem,
     PostmortemEdit,
@@ -26,26 +27,28 @@ from postmortems.models import (
     ReviewerState,
 )
 from postmortems.services.inbox import notification_add
-from postmortems.services.incident_timeline import postmortem_event
+from postmortems.services.incident_timeline import postmortem_event, who_did
 
 
-def content_changed(pm: Postmortem, *, actor: User, what: str, refreshed: bool = False) -> None:
-    """Record that `what` changed in the published content. The caller holds the
+def content_changed(pm: Postmortem, *, actor: User, what: Msg, refreshed: bool = False) -> None:
+    """Record that `what` (a phrase: "summary", "timeline line #4 added") changed in the
+    published content. The caller holds the
     postmortem's row lock (so an approval cannot slip in between) and may save `pm` later:
     its in-memory revision is kept in step."""
     pm.revision += 1
     Postmortem.objects.filter(pk=pm.pk).update(revision=pm.revision)
-    who = actor.get_username() if actor is not None else "the worker"
+    who = who_did(actor)
     if pm.status == PostmortemStatus.PUBLISHED:
         # Admins correct published postmortems (e.g. redact a leaked token) without a new
         # review; the timeline and the edit history say so.
-        postmortem_event(
-            pm,
-            actor,
-            f"edited after publication by {who} ({what}); revision {pm.revision}, "
-            f"published as revision {pm.published_revision}",
+        line = msg(
+            "postmortems.what.edited_after_publication",
+            who=who,
+            what=what,
             revision=pm.revision,
+            published=pm.published_revision,
         )
+        postmortem_event(pm, actor, line, revision=pm.revision)
         return
     approvals = list(
         Reviewer.objects.filter(postmortem=pm, state=ReviewerState.APPROVED).select_related("user")
@@ -62,17 +65,13 @@ def content_changed(pm: Postmortem, *, actor: User, what: str, refreshed: bool =
         at=timezone.now(),
         field="approvals",
         old=", ".join(names),
-        new=f"withdrawn: {what} changed",
+        new=f"withdrawn: {what.english} changed",
     )
-    verb = "refreshed from the incident" if refreshed else "edited"
-    where = "back in review; " if pm.status == PostmortemStatus.IN_REVIEW else ""
-    postmortem_event(
-        pm,
-        actor,
-        f"{verb} after approval by {who} ({what}); {where}needs approval again from "
-        f"{', '.join(names)}",
-        revision=pm.revision,
-    )
+    key = "refreshed_after_approval" if refreshed else "edited_after_approval"
+    if pm.status == PostmortemStatus.IN_REVIEW:
+        key += "_in_review"
+    line = msg(f"postmortems.what.{key}", who=who, what=what, names=", ".join(names))
+    postmortem_event(pm, actor, line, revision=pm.revision)
     link = reverse("postmortems:detail", args=[pm.pk])
     for reviewer in approvals:
         notification_add(

@@ -114,7 +114,11 @@ def incident_panel(request: AuthedRequest, incident_id: int):
 @console_view()
 def postmortem_draft(request: AuthedRequest, incident_id: int):
     try:
-        pm = services.postmortem_draft(incident_id=incident_id, actor=request.user)
+        pm = services.postmortem_draft(
+            incident_id=incident_id,
+            actor=request.user,
+            language=request.POST.get("language") or None,  # None: the reader's language
+        )
     except (PermissionDenied, DomainError) as exc:
         return refused(request, exc, back=reverse("incidents:detail", args=[incident_id]))
     return redirect("postmortems:detail", pk=pm.pk)

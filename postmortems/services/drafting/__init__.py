@@ -24,6 +24,7 @@ from django.utils.translation import gettext_lazy, gettext_noop
 
 from console.errors import DomainError, NotFound
 from console.permissions import require
+from console.texts import msg
 from incidents.models import Alert, Incident, TimelineEvent
 from incidents.selectors import incident_get
 from incidents.transitions import status_word
@@ -37,7 +38,7 @@ from postmortems.models import (
 )
 from postmortems.permissions import DRAFT, ready_to_draft
 from postmortems.services.drafting.timeline import BATCH, timeline_entries
-from postmortems.services.incident_timeline import postmortem_event
+from postmortems.services.incident_timeline import listed, postmortem_event
 from postmortems.services.revisions import content_changed
 from postmortems.transitions import check_drafting
 from runbooks.charts import incident_charts
@@ -51,10 +52,13 @@ def _threshold() -> int:
     return int(settings.POSTMORTEM_ASYNC_THRESHOLD)
 
 
-def postmortem_draft(*, incident_id: int, actor: User) -> Postmortem:
-    """Create the incident's postmortem and draft it (now, or on the worker if big).
+def postmortem_draft(*, incident_id: int, actor: User, language: str | None = None) -> Postmortem:
+    """Create the incident's postmortem and draft it (now, or on the worker if big), in
+    `language` (one of settings.LANGUAGES; default: the asker's active language): its
+    sections, generated sentences and the timeline lines copied from the incident.
     An incident has one postmortem: asking again answers the existing one."""
     require(actor, DRAFT, gettext_lazy("draft postmortems"))
+    language = draft_language_check(language)
     incident = incident_get(incident_id=incident_id)
     existing = Postmortem.objects.filter(incident=incident).first()
     if existing is not None and existing.draft_state != DraftState.FAILED:
@@ -76,20 +80,26 @@ def postmortem_draft(*, incident_id: int, actor: User) -> Postmortem:
             # someone else retried it already
             return Postmortem.objects.get(pk=existing.pk)
         pm = existing
+        # The retry is drafted in the language asked now (nothing was written yet).
+        Postmortem.objects.filter(pk=pm.pk).update(language=language, draft_language=language)
+        pm.language = pm.draft_language = language
     else:
         try:
             with transaction.atomic():
+                with translation.override(language):
+                    title = _("Postmortem: %(title)s") % {"title": incident.title}
                 pm = Postmortem.objects.create(
                     incident=incident,
-                    # Drafted in the language of whoever asks (the active one).
-                    language=_draft_language(),
-                    title=(_("Postmortem: %(title)s") % {"title": incident.title})[:300],
+                    # `language` is what the worker and every refresh write in.
+                    language=language,
+                    draft_language=language,
+                    title=title[:300],
                     created_by=actor,
                     draft_state=DraftState.PENDING,
                 )
         except IntegrityError:  # a parallel click made it first
             return Postmortem.objects.get(incident=incident)
-        postmortem_event(pm, actor, "drafted")
+        postmortem_event(pm, actor, msg("postmortems.what.drafted"))
     if size >= _threshold():
         # cycle: postmortems/tasks.py imports these services (its task calls them).
         from postmortems.tasks import postmortem_draft_task
@@ -99,10 +109,23 @@ def postmortem_draft(*, incident_id: int, actor: User) -> Postmortem:
     return postmortem_draft_build(postmortem_id=pm.pk)
 
 
-def _draft_language() -> str:
-    """The active language if the console offers it, else the default."""
+def draft_languages() -> list[str]:
+    return [code for code, _name in settings.LANGUAGES]
+
+
+def draft_language_check(language: str | None) -> str:
+    """The language to draft in: `language` when the console offers it (a refusal naming
+    the field otherwise), else the active language if offered, else the default."""
+    offered = draft_languages()
+    if language:
+        if language not in offered:
+            raise DomainError(
+                gettext_noop("language: one of %(values)s."),
+                code="invalid_params",
+                params={"values": ", ".join(offered)},
+            )
+        return language
     active = translation.get_language() or settings.LANGUAGE_CODE
-    offered = {code for code, _name in settings.LANGUAGES}
     return active if active in offered else settings.LANGUAGE_CODE
 
 
@@ -335,12 +358,12 @@ def postmortem_refresh(*, postmortem_id: int, actor: User) -> Postmortem:
         # The charts are re-measured on every refresh and are not part of the revision
         # (an incident still mitigated has a window ending now); the figures and lines are.
         what = [
-            *(["impact figures"] if impact_changed else []),
-            *([f"{len(fresh)} new timeline line(s)"] if fresh else []),
-            *([f"{len(updated)} timeline line(s) updated"] if updated else []),
+            *([msg("postmortems.change.impact_figures")] if impact_changed else []),
+            *([msg("postmortems.change.new_lines", count=len(fresh))] if fresh else []),
+            *([msg("postmortems.change.updated_lines", count=len(updated))] if updated else []),
         ]
         if what:
-            content_changed(pm, actor=actor, what=", ".join(what), refreshed=True)
+            content_changed(pm, actor=actor, what=listed(what), refreshed=True)
         pm.drafted_at = timezone.now()
         pm.save()
         PostmortemEdit.objects.create(

@@ -1,18 +1,24 @@
 """The draft's timeline: the incident's own events, its alerts grouped by name and minute
 (a storm of 500 pods is one line), and one line per action run, in the draft's language
-(the caller activates it). The drafting package (__init__.py) stores them."""
+(the caller activates it). An incident line the console wrote is worded in that language
+from its parts (incidents.timeline_text); a person's words are copied as they are. The
+lines are stored as text in the draft's language: people edit them afterwards. The
+drafting package (__init__.py) stores them."""
 
 from __future__ import annotations
 
 from collections import defaultdict
 from datetime import datetime
+from typing import Any
 
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
 from actions.models import ActionRun
 from actions.timeline_kinds import ACTION
+from console.texts import render
 from incidents.models import Alert, Incident, TimelineEvent, TimelineEventType
+from incidents.timeline_text import timeline_text
 from postmortems.models import Postmortem, PostmortemTimelineEntry, TimelineSource
 from postmortems.timeline_kinds import ACTION_ITEM, POSTMORTEM
 
@@ -94,7 +100,7 @@ def _action_entries(pm: Postmortem, incident: Incident) -> list[PostmortemTimeli
     out = []
     runs = ActionRun.objects.filter(incident=incident).select_related("requested_by", "decided_by")
     for run in runs:
-        summary = (run.plan or {}).get("summary") or (run.preview.get("plan") or {}).get("summary")
+        summary = _plan_summary(run.plan) or _plan_summary(run.preview.get("plan"))
         names = {"who": run.requested_by.get_username()}
         who = _("requested by %(who)s") % names
         if run.decided_by is not None:
@@ -112,10 +118,17 @@ def _action_entries(pm: Postmortem, incident: Incident) -> list[PostmortemTimeli
         }
         if summary:
             text += f". {summary}"
-        if run.error:
-            text += _(". Error: %(error)s") % {"error": run.error[:300]}
+        error = render((run.texts or {}).get("error"), fallback=run.error)
+        if error:
+            text += _(". Error: %(error)s") % {"error": error[:300]}
         out.append(_entry(pm, run.requested_at, TimelineSource.ACTION, run.pk, "action", text))
     return out
+
+
+def _plan_summary(plan: dict[str, Any] | None) -> str:
+    """A plan's one line in the active language (its parts, when actions kept them)."""
+    plan = plan or {}
+    return render(plan.get("summary_msg"), fallback=plan.get("summary") or "")
 
 
 def timeline_entries(pm: Postmortem, incident: Incident) -> list[PostmortemTimelineEntry]:
@@ -123,9 +136,10 @@ def timeline_entries(pm: Postmortem, incident: Incident) -> list[PostmortemTimel
     events = (
         TimelineEvent.objects.filter(incident=incident)
         .exclude(kind__in=SKIPPED_KINDS)
-        .values_list("id", "occurred_at", "kind", "message", "actor__username")
+        .values_list("id", "occurred_at", "kind", "message", "payload", "actor__username")
     )
-    for pk, at, kind, message, username in events.iterator(chunk_size=BATCH):
-        text = f"{username}: {message}" if username else message
+    for pk, at, kind, message, payload, username in events.iterator(chunk_size=BATCH):
+        said = timeline_text(kind, message, payload if isinstance(payload, dict) else None)
+        text = f"{username}: {said}" if username else said
         entries.append(_entry(pm, at, TimelineSource.EVENT, pk, kind, text))
     return entries

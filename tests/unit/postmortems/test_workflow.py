@@ -141,9 +141,9 @@ def test_suggestions_become_items_once_with_default_due_dates(pm, people):
         .values_list("message", flat=True)
     )
     assert len(said) == 2
-    assert said[0].endswith(
-        f"added ({first.priority}, {first.category}, owner nobody, due {first.due_date})"
-    )
+    category = first.get_category_display()
+    expected = f"added ({first.priority}, {category}, owner nobody, due {first.due_date})"
+    assert said[0].endswith(expected)
     assert said[1].endswith("Open → Done")
     with pytest.raises(DomainError, match="owner: no active user"):
         services.action_item_update(
