@@ -14,8 +14,10 @@ class PagerConfig(AppConfig):
         timeline_kinds_register(app=self.name, kinds=timeline_kinds.LABELS)
         # Owning team, who is on call, the escalation and its pages (pager/panel.py).
         incident_panel_register(key="pager", order=5, template="pager/_incident_panel.html")
-        # registry: the pager's timeline lines in the viewer's language (they import models)
+        # registry: the pager's texts (console/texts/), "pager.<key>"
+        # registry: timeline lines written before the core, in the viewer's language
         from incidents.timeline_text import timeline_text_register
+        from pager import texts  # noqa: F401
         from pager.escalation.timeline import reword as escalation_reword
 
         for kind in timeline_kinds.LABELS:

@@ -4,7 +4,7 @@ An incident's labels, as ownership sees them (pager.models.teams.OWNERSHIP_LABEL
 namespace (the incident's own), lws and node_pool (group labels, else its alerts'),
 model (label `model_name` or `model`, group labels first, else its alerts') and
 runbook (the incident's). A group label `team=<slug>` names the team outright (the
-console's own heartbeat alerts carry it). Otherwise every Ownership whose labels all
+console's own heartbeat alerts carry it; a declared incident's own label, likewise). Otherwise every Ownership whose labels all
 match (shell patterns: `llm-prod-*`) is a candidate and the one that sets the most
 labels wins (ties: the older claim); no match: the default team. The policy is the
 team's, else the default policy.
@@ -17,13 +17,15 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
-from typing import Any
 
-from django.utils.translation import gettext, gettext_noop
+from django.utils.translation import gettext
 
+from console.texts import Msg
 from incidents.models import Alert, Incident
+from incidents.services.declare import GROUPING_PREFIX as DECLARED_PREFIX
 from pager.models import EscalationPolicy, Ownership, Team
 from pager.models.teams import OWNERSHIP_LABELS
+from pager.texts import WHY, pager_msg
 
 # Where each ownership label is found on alerts (first name present wins).
 _ALERT_LABELS = {
@@ -34,16 +36,6 @@ _ALERT_LABELS = {
 # The alerts read for their labels: a group is one model and pool in practice; this
 # bounds the read for a group of thousands of alerts.
 ALERTS_READ = 200
-
-
-# Why a team owns an incident (Route.reason), in words.
-WHY = {
-    "route.named": gettext_noop("the alert's label team=%(slug)s names it"),
-    "route.owns": gettext_noop("it owns %(labels)s"),
-    "route.default_team": gettext_noop("no team owns these labels; the default team"),
-    "route.nobody": gettext_noop("no team owns these labels"),
-    "route.default_policy": gettext_noop("%(why)s; the team has no policy, so the default one"),
-}
 
 
 @dataclass(frozen=True)
@@ -62,12 +54,10 @@ class Route:
             text = gettext(WHY["route.default_policy"]) % {"why": text}
         return text
 
-    def why_parts(self) -> list[list[Any]]:
-        """Why, as timeline parts (pager/escalation/timeline.py)."""
-        parts: list[list[Any]] = [[self.reason, dict(self.params)]]
-        if self.default_policy:
-            parts = [["route.default_policy", {"why": parts}]]
-        return parts
+    def why_parts(self) -> Msg:
+        """Why, as a phrase of the pager's texts (pager/texts.py)."""
+        why = pager_msg(self.reason, **self.params)
+        return pager_msg("route.default_policy", why=why) if self.default_policy else why
 
 
 def incident_labels(incident: Incident) -> dict[str, set[str]]:
@@ -124,7 +114,10 @@ def route(incident: Incident) -> Route:
     if isinstance(named, str) and named:
         team = Team.objects.select_related("escalation_policy").filter(slug=named).first()
         if team is not None:
-            return _with_policy(team, "route.named", {"slug": named})
+            # A declared incident's labels are its own, not an alert's.
+            declared = (incident.grouping_key or "").startswith(DECLARED_PREFIX)
+            reason = "route.named_declared" if declared else "route.named"
+            return _with_policy(team, reason, {"slug": named})
     values = incident_labels(incident)
     best: tuple[int, Ownership] | None = None
     claims = Ownership.objects.select_related("team__escalation_policy").order_by("pk")

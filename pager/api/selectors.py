@@ -11,9 +11,10 @@ from datetime import datetime
 from typing import Any
 
 from django.db.models import Prefetch, QuerySet
-from django.utils import timezone, translation
+from django.utils import timezone
 
 from console.bounds import MAX_ID
+from console.texts import Msg
 from incidents.models import Incident
 from pager.models import (
     ContactMethod,
@@ -120,7 +121,7 @@ class IncidentOnCall:
     incident: Incident
     team: Team | None
     policy: EscalationPolicy | None
-    why: str  # English: the API's language
+    why: Msg  # worded in the request's language by the serializer
     schedules: list[tuple[Schedule, OnCall]]
     escalation: Escalation | None
     pages: list[Page]
@@ -132,8 +133,7 @@ def incident_oncall(*, incident_id: int, at: datetime | None = None) -> Incident
     incident = Incident.objects.filter(pk=incident_id).first() if in_range(incident_id) else None
     if incident is None:
         return None
-    with translation.override("en"):
-        routed = route(incident)
+    routed = route(incident)
     team_schedules = (
         list(Schedule.objects.filter(team=routed.team).order_by("name", "pk"))
         if routed.team is not None
@@ -155,7 +155,7 @@ def incident_oncall(*, incident_id: int, at: datetime | None = None) -> Incident
         incident=incident,
         team=routed.team,
         policy=routed.policy,
-        why=str(routed.why),
+        why=routed.why_parts(),
         schedules=[(s, oncall[s.pk]) for s in team_schedules],
         escalation=escalation,
         pages=pages,

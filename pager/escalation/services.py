@@ -27,6 +27,7 @@ from django.db.models import Exists, F, OuterRef
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
+from console.texts import Msg
 from incidents.models import Incident, IncidentStatus
 from pager import timeline_kinds
 from pager.escalation.acks import (
@@ -133,7 +134,7 @@ def _start(incident_id: int, now: datetime) -> tuple[Escalation | None, bool]:
 
 
 def _decide(
-    escalation: Escalation, incident: Incident, why: Parts, now: datetime, entries: Entries
+    escalation: Escalation, incident: Incident, why: Msg, now: datetime, entries: Entries
 ) -> None:
     """The new escalation's state, and the timeline entry that says it."""
 

@@ -35,6 +35,7 @@ from pager.maintenance.selectors import incidents_opened_inside, occurrences
 from pager.models import MaintenanceSummary, MaintenanceWindow, Team
 from pager.models.schedules import zone_validate
 from pager.models.teams import OWNERSHIP_LABELS
+from pager.texts import pager_msg
 from pager.timeline_kinds import MAINTENANCE
 
 log = logging.getLogger(__name__)
@@ -261,16 +262,9 @@ def _summary_write(occ: Ended, now: datetime) -> MaintenanceSummary | None:
                 )
         except IntegrityError:  # a concurrent run wrote it
             return None
-        message = (
-            f"Maintenance window {window.name} ended; this incident opened inside it and "
-            "nobody was paged."
-        )
+        message = pager_msg("maintenance_ended", window=window.name)
         payload = {
-            # The sentence as parts, as the escalation's lines keep theirs, so a Chinese
-            # page words it again (pager/escalation/timeline.py TEMPLATES, incidents'
-            # timeline_text registry); shown as stored until that key exists.
             "what": "maintenance_ended",
-            "text": [["maintenance_ended", {"window": window.name}]],
             "window": window.pk,
             "summary": summary.pk,
             "occurrence_start": occ.start.isoformat(),

@@ -36,6 +36,7 @@ from incidents.transitions import status_word
 from notifications.links import console_url
 from pager import timeline_kinds
 from pager.models import Page, PageStatus
+from pager.texts import pager_msg
 
 SALT = "pager.ack"
 ENDED = (IncidentStatus.MITIGATED, IncidentStatus.RESOLVED)
@@ -211,12 +212,11 @@ def page_ack_by_token(*, token: str) -> Page:
         status=PageStatus.ACKNOWLEDGED, acknowledged_at=now
     )
     page.refresh_from_db(fields=["status", "acknowledged_at"])
-    what = "the re-page" if repaged else "the incident"
+    line = "page.ack_link_repage" if repaged else "page.ack_link"
     incident_event_record(
         incident_id=incident.pk,
         kind=timeline_kinds.PAGE,
-        message=f"{user.get_username()} acknowledged {what} with the one-tap link of page "
-        f"#{page.pk}.",
+        message=pager_msg(line, user=user.get_username(), page=page.pk),
         payload={
             "page": page.pk,
             "event": "acknowledged",

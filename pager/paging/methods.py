@@ -27,7 +27,9 @@ from django.utils.translation import gettext_noop
 
 from console.errors import DomainError
 from console.outgoing import OutgoingRefused, check_url_form, url_check
+from console.texts import Msg
 from pager.models import ContactKind
+from pager.texts import method_words, pager_msg
 
 K = ContactKind
 
@@ -68,6 +70,13 @@ KIND_WORDS: dict[str, str] = {
     K.SLACK_DM: "Slack direct message",
     K.WEBHOOK: "webhook",
 }
+_KINDS_BY_WORD = {word: kind for kind, word in KIND_WORDS.items()}
+# contact_method_test's English outcomes (pager/texts.py "pager.test.*").
+_TEST_FAILED = re.compile(r"Failed: (?P<detail>.*)", re.S)
+_TEST_SENT = re.compile(
+    r"Sent through (?P<word>.+?) \((?P<address>.*)\) at (?P<time>\d{4}-\d\d-\d\d \d\d:\d\d) "
+    r"UTC; check that it arrived\."
+)
 EXAMPLES: dict[str, str] = {
     K.NTFY: "ntfys://ntfy.sh/<your-secret-topic> or ntfy://ntfy.example.com/<topic>",
     K.PUSHOVER: "pover://<user key>@<application token>",
@@ -309,3 +318,15 @@ def apprise_url(kind: str, address: str, *, timeout: float) -> str:
     if kind == K.SLACK_DM:
         query.update({"footer": "no", "image": "no"})
     return urlunsplit(parts._replace(query=urlencode(query)))
+
+
+def contact_test_words(result: str) -> Msg | None:
+    """A contact method's stored test outcome (English, last_test_result) as a text, so
+    it is shown in the reader's language; None: not one the console wrote."""
+    if found := _TEST_FAILED.fullmatch(result):
+        return pager_msg("test.failed", detail=found["detail"])
+    if found := _TEST_SENT.fullmatch(result):
+        kind = _KINDS_BY_WORD.get(found["word"])
+        words = method_words(kind) if kind else found["word"]
+        return pager_msg("test.sent", method=words, address=found["address"], time=found["time"])
+    return None

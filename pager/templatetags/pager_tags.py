@@ -13,6 +13,8 @@ from django.utils.translation import ngettext, pgettext_lazy
 
 from pager.escalation.timeline import stop_reason_words
 from pager.models import DeliveryState, EscalationState, HeartbeatState, PageStatus
+from pager.paging.methods import contact_test_words
+from pager.texts import delivery_error
 
 register = template.Library()
 
@@ -106,3 +108,17 @@ def day_y(value: date | None) -> str:
 def stop_reason(reason: str) -> str:
     """An escalation's stored (English) stop reason in the page's language."""
     return stop_reason_words(reason)
+
+
+@register.filter
+def delivery_error_words(error: str) -> str:
+    """A delivery's stored error: the pager's own in the page's language, a service's as
+    it answered."""
+    return str(delivery_error(error or ""))
+
+
+@register.filter
+def test_result(result: str) -> str:
+    """A contact method's stored test outcome in the page's language."""
+    found = contact_test_words(result or "")
+    return str(found) if found is not None else (result or "")

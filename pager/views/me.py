@@ -22,6 +22,7 @@ from console.errors import DomainError
 from console.http import AuthedRequest
 from console.web import console_view, perform, refused
 from pager.models import ContactKind, ContactMethod, Schedule
+from pager.paging.methods import contact_test_words
 from pager.paging.selectors import address_examples, contact_methods_of
 from pager.paging.services import contacts
 from pager.permissions import OWN
@@ -190,15 +191,17 @@ def method_test(request: AuthedRequest, method_id: int):
         result = contacts.contact_method_test(method_id=method_id, actor=request.user)
     except (PermissionDenied, DomainError) as exc:
         return refused(request, exc, back=_back("methods"))
+    # Stored in English (the column has no parts): shown in the viewer's language.
+    shown = contact_test_words(result) or result
     if result.startswith("Failed"):
         messages.error(
             request,
             _("The test did not go out: %(result)s Fix the address, then test again.")
-            % {"result": result},
+            % {"result": shown},
         )
     else:
         messages.success(
-            request, _("Test sent. Check that it arrived: %(result)s") % {"result": result}
+            request, _("Test sent. Check that it arrived: %(result)s") % {"result": shown}
         )
     return redirect(_back(f"method-{method_id}"))
 

@@ -10,12 +10,15 @@ from typing import Any
 
 from django.urls import reverse
 
+from console.texts import Msg
+from drills import texts as t
 from drills.models import DrillPlan, DrillRun, DrillRunEvent, DrillRunStatus
 from drills.scoring import drill_scorecard
 from drills.services import plan_snapshot
 from drills.timeline_kinds import DRILL
 from incidents.demo import DemoContext
 from incidents.models import Incident, TimelineEvent
+from incidents.texts import event_say
 from postmortems.demo.plan import Story
 
 
@@ -24,7 +27,9 @@ def drills_write(stories: list[Story], incidents: list[Incident], ctx: DemoConte
     for story in stories:
         if story.runbook not in plans:
             plans[story.runbook] = DrillPlan(
-                runbook=story.runbook, title=f"Rehearse {story.runbook} on {story.lws}",
+                # A plan's title is what its author typed: names only, so it reads the
+                # same in every language.
+                runbook=story.runbook, title=f"{story.runbook} · {story.lws}",
                 namespace=story.labels["namespace"], lws=story.lws, fault=story.runbook,
                 expected_branch=story.branch, created_by=ctx.admin,
                 created_at=story.started - timedelta(days=2), is_demo=True,
@@ -53,34 +58,45 @@ def drills_write(stories: list[Story], incidents: list[Incident], ctx: DemoConte
     timeline: list[TimelineEvent] = []
     passed = 0
     for story, run, inc in zip(stories, runs, incidents, strict=True):
-        reason = f"recovered: incident #{inc.pk} is mitigated"
+        plan = plans[story.runbook]
+        reason = t.end_recovered(incident_id=inc.pk, status="mitigated")
         # The scorecard reads the incident's rows, all written by now (rows.py).
         run.scorecard = drill_scorecard(run=run, ended_reason=reason)
         run.passed = run.scorecard["passed"]
+        run.outcome = run.scorecard["outcome"]
         passed += bool(run.passed)
-        failed = [c["id"] for c in run.scorecard["criteria"] if not c["passed"]]
-        verdict = "PASSED" if run.passed else f"FAILED ({', '.join(failed)})"
-        where = f"{run.namespace}/{run.lws}"
-        steps: list[tuple[Any, str, str, bool]] = [
-            (run.started_at, "started", f"Drill started by {ctx.admin.get_username()}", False),
-            (run.injected_at, "injected", f"Injected {story.runbook} via simulator on {where}",
-             False),
-            (inc.triggered_at, "incident_linked", f"Incident #{inc.pk} opened: {inc.title}",
-             False),
-            (run.ended_at, "cleared", "Fault cleared; baseline restored", True),
-            (run.ended_at, "scored", f"Scorecard: {verdict}", True),
+        criteria = run.scorecard["criteria"]
+        failed = [c for c in criteria if not c["passed"]]
+        verdict = t.event_scored(
+            outcome=run.outcome, reason=reason, failed=len(failed), total=len(criteria)
+        )
+        # The steps drills/services.py and drills/execution.py record, with their words.
+        steps: list[tuple[Any, str, Msg, bool]] = [
+            (run.started_at, "started", t.event_started(
+                user=ctx.admin.get_username(), runbook=plan.runbook, fault=plan.fault,
+                adapter=plan.adapter, target=plan.target), False),
+            (run.injected_at, "injected", t.event_injected(
+                fault=plan.fault, adapter=plan.adapter, target=plan.target,
+                changes=t.changes_made([])), False),
+            (inc.triggered_at, "incident_linked",
+             t.event_incident_linked(incident_id=inc.pk, title=inc.title), False),
+            (run.ended_at, "cleared", t.event_cleared(fault=plan.fault, reason=reason), True),
+            (run.ended_at, "scored", verdict, True),
         ]  # fmt: skip
         url = reverse("drills:drill-run", args=[run.pk])
-        for at, kind, message, on_incident in steps:
+        for at, kind, said, on_incident in steps:
             events.append(DrillRunEvent(run=run, occurred_at=at, actor=None, kind=kind,
-                                        message=message))  # fmt: skip
+                                        message=said.english,
+                                        payload={"msg": said.stored}))  # fmt: skip
             if on_incident:
-                timeline.append(TimelineEvent(
+                line = t.timeline_step(run_id=run.pk, step=said)
+                event = TimelineEvent(
                     incident=inc, kind=DRILL, occurred_at=at, source="worker",
-                    message=f"Drill run #{run.pk}: {message}",
                     payload={"drill_run": run.pk, "step": kind, "url": url},
-                ))  # fmt: skip
-    DrillRun.objects.bulk_update(runs, ["scorecard", "passed"])
+                )  # fmt: skip
+                event_say(event, line)
+                timeline.append(event)
+    DrillRun.objects.bulk_update(runs, ["scorecard", "passed", "outcome"])
     DrillRunEvent.objects.bulk_create(events)
     TimelineEvent.objects.bulk_create(timeline)
     return {"drill plans": len(plans), "drill runs": len(runs), "drills passed": passed}

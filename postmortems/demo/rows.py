@@ -14,9 +14,11 @@ from typing import Any
 from django.conf import settings
 from django.db.models import F
 
+from actions.audit import run_label, run_text_set
 from actions.kinds import KINDS
 from actions.models import ActionRun, ActionRunEvent, ActionRunStatus
 from actions.timeline_kinds import ACTION
+from console.texts import Msg, join, msg
 from incidents.demo import DemoContext
 from incidents.ingest.parse import labels_fingerprint
 from incidents.models import (
@@ -27,11 +29,31 @@ from incidents.models import (
     TimelineEvent,
     TimelineEventType,
 )
+from incidents.texts import event_say
+from postmortems.demo import texts  # noqa: F401  (registry: the demo's own ids)
 from postmortems.demo.plan import Story
 from runbooks.catalog import load_catalog
 from runbooks.timeline_kinds import DIAGNOSIS_CONFIRMED
+from runbooks.timeline_text import first_sentence
 
-MITIGATED_BY_ALERTS = "All alerts resolved; mitigated until a person resolves it."
+
+def in_place() -> Msg:
+    """What each demo fix's read-back found (the kinds' own words need a live target)."""
+    return msg("postmortems.demo.in_place")
+
+
+def run_said(run: ActionRun, step: str) -> Msg:
+    """A demo run's audit line for `step`, with the ids the actions app uses (no plan:
+    the request names the kind and its parameters, as a run without a summary does)."""
+    if step == "requested":
+        summary = msg("actions.run.params", kind=run.kind, params=str(run.params))
+        return msg("actions.run.requested", summary=summary)
+    if step == "approved":
+        return msg("actions.run.approved")
+    if step == "started":
+        return msg("actions.run.started")
+    summary = msg("actions.run.params", kind=run.kind, params=str(run.params))
+    return msg("actions.run.succeeded", summary=summary, detail=in_place())
 
 
 def grouping_key(story: Story) -> str:
@@ -109,7 +131,7 @@ def _run(story: Story, incident: Incident, ctx: DemoContext) -> ActionRun | None
     requester = ctx.admin if story.commander == "admin" else ctx.commander
     approver = ctx.commander if requester == ctx.admin else ctx.admin
     requested = story.fixed - timedelta(minutes=3)
-    return ActionRun(
+    run = ActionRun(
         incident=incident, kind=kind_name, target=kind.target(params), params=params,
         idempotency_key=f"demo-{incident.pk}", status=ActionRunStatus.SUCCEEDED,
         requested_by=requester, requested_at=requested, requires_approval=kind.risky,
@@ -118,8 +140,13 @@ def _run(story: Story, incident: Incident, ctx: DemoContext) -> ActionRun | None
         queued_at=requested + timedelta(seconds=75 if kind.risky else 1),
         started_at=requested + timedelta(seconds=80 if kind.risky else 3),
         finished_at=story.fixed, attempts=1, runbook=story.runbook,
-        verification="read back: the change is in place",
     )  # fmt: skip
+    # The run's texts as the services write them (English column, parts in run.texts).
+    run_text_set(run, "verification", in_place(), limit=500)
+    if kind.risky:
+        why = join([msg("actions.approval.risky", kind=kind_name), msg("actions.approval.then")])
+        run_text_set(run, "approval_reason", why)
+    return run
 
 
 def runs_write(stories: list[Story], incidents: list[Incident], ctx: DemoContext) -> dict:
@@ -133,36 +160,47 @@ def runs_write(stories: list[Story], incidents: list[Incident], ctx: DemoContext
         first = (
             ActionRunStatus.AWAITING_APPROVAL if run.requires_approval else ActionRunStatus.QUEUED
         )
-        steps: list[tuple[Any, Any, str, str, str]] = [
-            (run.requested_at, run.requested_by, "", first, "requested")
+        steps: list[tuple[Any, Any, str, str, Msg]] = [
+            (run.requested_at, run.requested_by, "", first, run_said(run, "requested"))
         ]
         if run.requires_approval:
             steps.append((run.decided_at, run.decided_by, ActionRunStatus.AWAITING_APPROVAL,
-                          ActionRunStatus.QUEUED, "approved"))  # fmt: skip
+                          ActionRunStatus.QUEUED, run_said(run, "approved")))  # fmt: skip
         steps += [
-            (run.started_at, None, ActionRunStatus.QUEUED, ActionRunStatus.RUNNING, "started"),
+            (run.started_at, None, ActionRunStatus.QUEUED, ActionRunStatus.RUNNING,
+             run_said(run, "started")),
             (run.finished_at, None, ActionRunStatus.RUNNING, ActionRunStatus.SUCCEEDED,
-             "succeeded: read back, the change is in place"),
+             run_said(run, "succeeded")),
         ]  # fmt: skip
+        # The audit event's shape (actions/audit.py run_record): English and its parts.
         events += [
             ActionRunEvent(
-                run=run, occurred_at=at, actor=actor, status_from=a, status_to=b, message=text
+                run=run, occurred_at=at, actor=actor, status_from=a, status_to=b,
+                message=said.english,
+                payload={"run": run.pk, "kind": run.kind, "target": run.target,
+                         "msg": said.stored},
             )
-            for at, actor, a, b, text in steps
-        ]
+            for at, actor, a, b, said in steps
+        ]  # fmt: skip
     ActionRunEvent.objects.bulk_create(events)
     return by_incident
 
 
-def _event(incident: Incident, kind: str, at, message: str, payload: dict[str, Any], *,
-           actor=None, source: str = "system") -> TimelineEvent:  # fmt: skip
-    return TimelineEvent(incident=incident, kind=kind, occurred_at=at, actor=actor,
-                         source=source, message=message, payload=payload)  # fmt: skip
+def _event(incident: Incident, kind: str, at, said: Msg | None, payload: dict[str, Any], *,
+           actor=None, source: str = "system", message: str = "") -> TimelineEvent:  # fmt: skip
+    """A line as the services write it: English in `message`, parts in payload["msg"]
+    (`said` None: a line worded from its payload, as the real one, `message` as given)."""
+    event = TimelineEvent(incident=incident, kind=kind, occurred_at=at, actor=actor,
+                          source=source, message=message, payload=payload)  # fmt: skip
+    if said is not None:
+        event_say(event, said)
+    return event
 
 
-def _status(incident, at, old, new, verb, *, actor=None, reason="") -> TimelineEvent:
+def _status(incident, at, old, new, verb, *, actor=None, reason: Msg | None = None):
     return _event(
-        incident, TimelineEventType.STATUS_CHANGED, at, reason or f"Incident {verb}.",
+        incident, TimelineEventType.STATUS_CHANGED, at,
+        reason or msg(f"incidents.status.{verb}"),
         {"from": old, "to": new, "verb": verb}, actor=actor,
         source="console" if actor is not None else "alertmanager",
     )  # fmt: skip
@@ -183,50 +221,57 @@ def timelines_write(
                  "alertname": story.alertname, "pod": p, "node": story.node,
                  "starts_at": story.started.isoformat()} for p in story.pods]  # fmt: skip
         n = len(refs)
-        plural = "s" if n != 1 else ""
         ack = story.acknowledged
+        name = cmd.get_username()
+        took = msg("incidents.commander.took_by_ack", actor=name, to=name,
+                   **{"from": msg("incidents.word.nobody")})  # fmt: skip
         events += [
             _event(inc, TimelineEventType.INCIDENT_OPENED, story.triggered,
-                   f"Incident opened: {inc.title}",
+                   msg("incidents.opened", title=inc.title),
                    {"grouping_key": inc.grouping_key, "receiver": "incident-console",
                     "external_url": "http://127.0.0.1:9093"}, source="alertmanager"),
             _event(inc, TimelineEventType.ALERT_FIRED, story.triggered,
-                   f"{n} alert{plural} firing: {story.alertname}",
+                   msg("incidents.alerts.firing", count=n, names=story.alertname),
                    {"alerts": refs, "count": n}, source="alertmanager"),
-            _event(inc, TimelineEventType.COMMANDER_CHANGED, ack,
-                   f"{cmd.get_username()} took command: nobody → {cmd.get_username()}.",
-                   {"from": None, "to": cmd.get_username()}, actor=cmd, source="console"),
+            _event(inc, TimelineEventType.COMMANDER_CHANGED, ack, took,
+                   {"from": None, "to": name}, actor=cmd, source="console"),
             _status(inc, ack, S.TRIGGERED, S.ACKNOWLEDGED, "acknowledged", actor=cmd),
         ]  # fmt: skip
         rb = catalog.get(story.runbook)
         branch = next((b for b in (rb.decision_tree if rb else ()) if b.id == story.branch), None)
         if branch is not None:
+            # As runbooks/services.py writes it: the words come from the catalogue, in
+            # the reader's language (runbooks/timeline_text.py), and the payload says
+            # which; the parts name the runbook and branch for the API and search.
             events.append(_event(
-                inc, DIAGNOSIS_CONFIRMED, ack + timedelta(minutes=2),
-                f"Diagnosis confirmed: {branch.id} — {branch.diagnosis.split('. ')[0]}",
+                inc, DIAGNOSIS_CONFIRMED, ack + timedelta(minutes=2), None,
                 {"runbook": story.runbook, "branch": branch.id, "checks": []},
                 actor=cmd, source="console",
+                message=f"Diagnosis confirmed: {branch.id} — {first_sentence(branch.diagnosis)}",
             ))  # fmt: skip
         run = runs.get(inc.pk)
         if run is not None:
-            label = f"Action #{run.pk} {run.kind} on {run.target}"
-            events.append(_event(inc, ACTION, run.requested_at, f"{label}: requested",
-                                 {"run": run.pk, "status": "requested"},
+            base = {"run": run.pk, "kind": run.kind, "target": run.target}
+            events.append(_event(inc, ACTION, run.requested_at,
+                                 run_label(run) + run_said(run, "requested"),
+                                 {**base, "status": "awaiting_approval" if run.requires_approval
+                                  else "queued"},
                                  actor=run.requested_by, source="console"))  # fmt: skip
             if run.requires_approval:
-                events.append(_event(inc, ACTION, run.decided_at, f"{label}: approved",
-                                     {"run": run.pk, "status": "queued"},
+                events.append(_event(inc, ACTION, run.decided_at,
+                                     run_label(run) + run_said(run, "approved"),
+                                     {**base, "status": "queued"},
                                      actor=run.decided_by, source="console"))  # fmt: skip
             events.append(_event(inc, ACTION, run.finished_at,
-                                 f"{label}: succeeded: read back, the change is in place",
-                                 {"run": run.pk, "status": "succeeded"},
+                                 run_label(run) + run_said(run, "succeeded"),
+                                 {**base, "status": "succeeded"},
                                  source="worker"))  # fmt: skip
         events += [
             _event(inc, TimelineEventType.ALERT_RESOLVED, story.mitigated,
-                   f"{n} alert{plural} resolved: {story.alertname}",
+                   msg("incidents.alerts.resolved", count=n, names=story.alertname),
                    {"alerts": refs, "count": n}, source="alertmanager"),
             _status(inc, story.mitigated, S.ACKNOWLEDGED, S.MITIGATED, "mitigated",
-                    reason=MITIGATED_BY_ALERTS),
+                    reason=msg("incidents.status.all_resolved")),
             _status(inc, story.resolved, S.MITIGATED, S.RESOLVED, "resolved", actor=cmd),
         ]  # fmt: skip
     TimelineEvent.objects.bulk_create(events, batch_size=500)

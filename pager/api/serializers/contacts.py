@@ -7,8 +7,9 @@ from typing import Any
 
 from rest_framework import serializers
 
+from pager.api.serializers.texts import WordedIds, WordedText
 from pager.models import ContactKind
-from pager.paging.methods import address_masked
+from pager.paging.methods import address_masked, contact_test_words
 
 ADDRESS_MAX = 2000
 LABEL_MAX = 100
@@ -26,7 +27,17 @@ class ContactMethodSerializer(serializers.Serializer):
     )
     enabled = serializers.BooleanField()
     last_test_at = serializers.DateTimeField(allow_null=True)
-    last_test_result = serializers.CharField()
+    last_test_result = WordedText(
+        contact_test_words,
+        help_text="How the last test went, in the request's language (a service's error "
+        "inside it as it answered).",
+    )
+    last_test_result_i18n = WordedIds(
+        contact_test_words,
+        source="last_test_result",
+        help_text='The outcome as message ids and parameters ([{"id", "params"}]); null '
+        "when never tested.",
+    )
     created_at = serializers.DateTimeField()
 
     def get_address_shown(self, method: Any) -> str:
@@ -63,5 +74,13 @@ class ContactMethodMoveSerializer(serializers.Serializer):
 
 
 class ContactMethodTestResultSerializer(serializers.Serializer):
-    result = serializers.CharField(help_text="How the test message went (also kept on the method).")
+    result = WordedText(
+        contact_test_words,
+        help_text="How the test message went, in the request's language (also kept on the method).",
+    )
+    result_i18n = WordedIds(
+        contact_test_words,
+        source="result",
+        help_text='The outcome as message ids and parameters ([{"id", "params"}]).',
+    )
     method = ContactMethodSerializer()

@@ -10,7 +10,9 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from console.bounds import IdField
+from pager.api.serializers.texts import WordedIds, WordedText
 from pager.models import ContactKind, DeliveryState, PageStatus
+from pager.texts import delivery_error
 
 
 class PageDeliverySerializer(serializers.Serializer):
@@ -28,7 +30,17 @@ class PageDeliverySerializer(serializers.Serializer):
     attempts = serializers.IntegerField()
     claimed_at = serializers.DateTimeField(allow_null=True)
     sent_at = serializers.DateTimeField(allow_null=True)
-    error = serializers.CharField(help_text="Why it failed (empty when it did not).")
+    error = WordedText(
+        delivery_error,
+        help_text="Why it failed (empty when it did not): the service's own error as it "
+        "answered, or the pager's in the request's language.",
+    )
+    error_i18n = WordedIds(
+        delivery_error,
+        source="error",
+        help_text='The pager\'s own error as message ids and parameters ([{"id", "params"}]); '
+        "null for a service's error (shown as it answered) or none.",
+    )
 
 
 class PageSerializer(serializers.Serializer):

@@ -8,6 +8,7 @@ from typing import Any
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from console.texts import as_api, render
 from pager.api.serializers.common import (
     BoundedDateTimeField,
     ScheduleOnCallSerializer,
@@ -15,6 +16,8 @@ from pager.api.serializers.common import (
     username,
 )
 from pager.api.serializers.pages import PageSerializer
+from pager.api.serializers.texts import WordedIds, WordedText
+from pager.escalation.timeline import reason_parts
 from pager.models import EscalationState
 
 
@@ -117,7 +120,16 @@ class EscalationSerializer(serializers.Serializer):
     acknowledged_by = serializers.SerializerMethodField()
     ack_expires_at = serializers.DateTimeField(allow_null=True)
     ended_at = serializers.DateTimeField(allow_null=True)
-    stop_reason = serializers.CharField()
+    stop_reason = WordedText(
+        reason_parts,
+        help_text="Why it stopped, in the request's language (a reason a person gave as written).",
+    )
+    stop_reason_i18n = WordedIds(
+        reason_parts,
+        source="stop_reason",
+        help_text='The pager\'s own reason as message ids and parameters ([{"id", "params"}]); '
+        "null for a reason a person gave, or none.",
+    )
     maintenance = serializers.CharField(
         source="maintenance.name",
         default=None,
@@ -133,7 +145,12 @@ class IncidentOnCallSerializer(serializers.Serializer):
     incident = serializers.IntegerField(source="incident.pk")
     team = TeamRefSerializer(allow_null=True, help_text="The owning team (null: none).")
     policy = PolicyRefSerializer(allow_null=True, help_text="The escalation policy it follows.")
-    why = serializers.CharField(help_text="Why this team owns it.")
+    why = serializers.SerializerMethodField(
+        help_text="Why this team owns it, in the request's language."
+    )
+    why_i18n = serializers.SerializerMethodField(
+        help_text='Why, as message ids and parameters ([{"id", "params"}]).'
+    )
     schedules = serializers.SerializerMethodField(
         help_text="The owning team's schedules, each with who is on call now and next."
     )
@@ -141,6 +158,15 @@ class IncidentOnCallSerializer(serializers.Serializer):
         allow_null=True, help_text="The current episode's escalation (null: none began)."
     )
     pages = PageSerializer(many=True, help_text="The escalation's pages, oldest first.")
+
+    def get_why(self, found: Any) -> str:
+        return render(found.why.stored)
+
+    @extend_schema_field(
+        {"type": "array", "items": {"type": "object", "additionalProperties": True}}
+    )
+    def get_why_i18n(self, found: Any) -> list[dict[str, Any]] | None:
+        return as_api(found.why.stored)
 
     @extend_schema_field(ScheduleOnCallSerializer(many=True))
     def get_schedules(self, found: Any) -> list[dict[str, Any]]:

@@ -26,6 +26,7 @@ from pager.models import ContactKind, ContactMethod
 from pager.paging.messages import test_text
 from pager.paging.methods import KIND_WORDS, address_check, address_masked
 from pager.paging.send import SendError, send
+from pager.texts import method_words, pager_msg
 
 # Audit rows of contact-method changes (console.audit; see the notes on adding these to
 # AuditKind and AuditMethod).
@@ -191,19 +192,22 @@ def contact_method_move(*, actor: User, method_id: int, position: int) -> list[C
 def contact_method_test(*, method_id: int, actor: User) -> str:
     """Send a test message through this one method now (never inside a transaction: it
     waits up to PAGER_TIMEOUT_SECONDS on the service) and record the outcome. Returns
-    the outcome, as recorded (English, like delivery errors)."""
+    the outcome, as recorded (English: pager.paging.methods.contact_test_words words it)."""
     method = _method_for(actor, method_id)
     if method.kind not in ContactKind.values:
         raise DomainError(gettext_noop("Unknown contact method kind."), code="invalid")
     now = timezone.now()
     masked = address_masked(method.kind, method.address)
-    shown = f"{KIND_WORDS.get(method.kind, method.kind)} ({masked})"
     try:
         send(method.kind, method.address, test_text(method), ref=f"test.{method.pk}")
     except SendError as exc:
-        result = f"Failed: {exc}"
+        outcome = pager_msg("test.failed", detail=str(exc))
     else:
-        result = f"Sent through {shown} at {now:%Y-%m-%d %H:%M} UTC; check that it arrived."
+        sent_at = f"{now:%Y-%m-%d %H:%M}"
+        kind = method_words(method.kind)
+        outcome = pager_msg("test.sent", method=kind, address=masked, time=sent_at)
+    # Kept as English (the column has no parts): contact_test_words words it when shown.
+    result = outcome.english
     ContactMethod.objects.filter(pk=method.pk).update(
         last_test_at=now, last_test_result=result[:500]
     )

@@ -27,6 +27,7 @@ from django.utils.translation import gettext_lazy, gettext_noop
 from console.errors import DomainError, NotFound
 from console.permissions import require
 from console.surface import current_surface
+from console.texts import join
 from incidents import permissions as incident_perms
 from incidents.models import Incident, IncidentStatus
 from incidents.services.timeline import incident_event_record
@@ -34,7 +35,7 @@ from incidents.transitions import status_word
 from pager import timeline_kinds
 from pager.escalation.services import escalation_start
 from pager.escalation.steps import page_insert
-from pager.escalation.timeline import Parts, part, render
+from pager.escalation.timeline import Parts, part
 from pager.models import (
     ContactMethod,
     Escalation,
@@ -253,8 +254,8 @@ def _line(
     incident_event_record(
         incident_id=incident_id,
         kind=timeline_kinds.PAGE,
-        message=render(parts),
-        payload={"what": what, "text": parts, "escalation": escalation.pk, **payload},
+        message=join(parts),
+        payload={"what": what, "escalation": escalation.pk, **payload},
         actor=actor,
         source=surface,
     )

@@ -31,6 +31,7 @@ from django.db.models import Exists, F, OuterRef, Q
 from django.urls import reverse
 from django.utils import timezone
 
+from console.texts import Msg
 from incidents.models import IncidentStatus
 from incidents.services.timeline import incident_event_record
 from notifications.links import console_url
@@ -39,9 +40,16 @@ from pager.models import DeliveryState, Page, PageDelivery, PageStatus
 from pager.paging.ack import ack_link
 from pager.paging.channel import channel_send
 from pager.paging.messages import PageText, page_text
-from pager.paging.methods import KIND_WORDS
 from pager.paging.queue import pages_enqueue
 from pager.paging.send import SendError, send
+from pager.texts import (
+    REMOVED_ERROR,
+    UNKNOWN_ERROR,
+    delivery_error,
+    listed,
+    method_words,
+    pager_msg,
+)
 
 log = logging.getLogger(__name__)
 D = DeliveryState
@@ -50,11 +58,9 @@ D = DeliveryState
 SEND_BUDGET_SECONDS = 240
 REQUEUE_AFTER_SECONDS = 30  # a page still waiting this long was not taken by a worker
 REQUEUE_BATCH = 500
+# A timeline line holds at most 2000 characters: each service's error is cut to fit.
+_ERROR_SHOWN = 150
 _ENDED = (IncidentStatus.MITIGATED, IncidentStatus.RESOLVED)
-UNKNOWN_ERROR = (
-    "The worker stopped while sending through this method; it may have gone out, so the "
-    "page went on to the next method instead of sending it twice."
-)
 
 
 def _backoff() -> float:
@@ -165,7 +171,7 @@ def _claim_next(*, page_id: int) -> Claim | None:
             if method is None or not method.enabled:
                 PageDelivery.objects.filter(pk=delivery.pk, state=D.PENDING).update(
                     state=D.FAILED,
-                    error="The contact method was removed or disabled after the page was made.",
+                    error=REMOVED_ERROR,
                 )
                 delivery.state = D.FAILED
                 continue
@@ -218,21 +224,26 @@ def _delivered_event(page: Page, claim: Claim) -> None:
         .order_by("position")
         .values_list("kind", flat=True)
     )
-    how = KIND_WORDS.get(claim.kind, claim.kind)
-    after = f" after {', '.join(KIND_WORDS.get(k, k) for k in before)} failed" if before else ""
+    how, who = method_words(claim.kind), _who(page)
+    if before:
+        failed = listed([method_words(k) for k in before])
+        line = pager_msg("page.delivered_after", who=who, how=how, failed=failed)
+    else:
+        line = pager_msg("page.delivered", who=who, how=how)
     # Late by the sending (a worker restarting, a re-queued or cut-off send), not only by
     # the escalation: said the way the escalation's "paged" entry says it (2 ticks).
     late = (page.first_sent_at - page.due_at).total_seconds() if page.first_sent_at else 0.0
     tick = float(settings.PAGER_TICK_SECONDS)
-    late_text = f" It went out {late:.0f}s after it was due." if late > 2 * tick else ""
+    if late > 2 * tick:
+        line += pager_msg("page.sent_late", seconds=f"{late:.0f}")
     incident_event_record(
         incident_id=page.incident_id,
         kind=timeline_kinds.PAGE,
-        message=f"Paged {_who(page)} by {how}{after}.{late_text}",
+        message=line,
         payload={
             "page": page.pk,
             "event": "delivered",
-            "user": _who(page),
+            "user": who.english if isinstance(who, Msg) else who,
             "method": claim.kind,
             "failed_before": before,
             "sent_late_seconds": round(late, 1),
@@ -252,28 +263,37 @@ def _fail_if_exhausted(page: Page) -> None:
     page.status = PageStatus.FAILED
     who = _who(page)
     if rows:
-        reasons = "; ".join(f"{KIND_WORDS.get(k, k)}: {e or s}" for k, s, e in rows)
-        message = f"Page to {who} failed through every method: {reasons}"
+        reasons = [
+            pager_msg(
+                "page.reason",
+                method=method_words(k),
+                error=delivery_error(e[:_ERROR_SHOWN]) if e else pager_msg(f"state.{s}"),
+            )
+            for k, s, e in rows
+        ]
+        message = pager_msg("page.failed_every", who=who, reasons=listed(reasons, "list.semicolon"))
     else:
-        message = f"Page to {who} failed: they have no enabled contact method."
+        message = pager_msg("page.failed_no_method", who=who)
     incident_event_record(
         incident_id=page.incident_id,
         kind=timeline_kinds.PAGE,
-        message=message[:2000],
+        message=message,
         payload={
             "page": page.pk,
             "event": "failed",
-            "user": who,
+            "user": who.english if isinstance(who, Msg) else who,
             "errors": [{"method": k, "state": s, "error": e} for k, s, e in rows],
         },
         source="pager",
     )
 
 
-def _who(page: Page) -> str:
+def _who(page: Page) -> Msg | str:
     if page.user is not None:
         return page.user.get_username()
-    return f"the channel {page.channel.name}" if page.channel is not None else "nobody"
+    if page.channel is not None:
+        return pager_msg("page.who_channel", channel=page.channel.name)
+    return pager_msg("page.who_nobody")
 
 
 # --- beat ---------------------------------------------------------------------------------------

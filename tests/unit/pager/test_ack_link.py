@@ -190,6 +190,7 @@ def test_a_repage_after_an_expired_acknowledgement_is_acknowledged_as_a_page(
         "via": "link",
         "user": "alice",
         "repage_round": 1,
+        "msg": [["pager.page.ack_link_repage", {"user": "alice", "page": repage.pk}]],
     }
     incident.refresh_from_db()
     assert incident.commander == bob  # who commands does not change

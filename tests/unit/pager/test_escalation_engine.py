@@ -11,6 +11,7 @@ from django.contrib.auth.models import User
 from django.utils import translation
 
 from console import roles
+from console.texts import english, render
 from incidents.models import IncidentStatus, TimelineEvent
 from incidents.services.lifecycle import (
     incident_acknowledge,
@@ -18,10 +19,11 @@ from incidents.services.lifecycle import (
     incident_reopen,
     incident_resolve,
 )
+from incidents.timeline_text import timeline_text
 from notifications.models import Target, TargetKind
 from pager.escalation import services
 from pager.escalation.steps import within
-from pager.escalation.timeline import render, reword
+from pager.escalation.timeline import reword
 from pager.models import (
     ContactMethod,
     Escalation,
@@ -615,11 +617,11 @@ def test_each_line_keeps_its_parts_for_a_page_in_another_language(two_step, alic
     events = TimelineEvent.objects.filter(incident=incident, source="pager")
     assert events.count() == 4
     for event in events:
-        assert render(event.payload["text"]) == event.message
+        assert english(event.payload["msg"]) == event.message
+        assert "text" not in event.payload  # the old shape: only rows written before
         with translation.override("zh-hans"):
-            assert reword(event.message, event.payload) == render(
-                event.payload["text"], translation.gettext
-            )
+            shown = timeline_text(event.kind, event.message, event.payload)
+        assert shown == render(event.payload["msg"], language="zh-hans") != event.message
     # Lines the engine did not write are left as stored.
     assert reword("Paged alice by ntfy.", {"event": "delivered"}) is None
 

@@ -232,7 +232,7 @@ def test_each_occurrence_gets_one_summary_on_the_timeline_and_in_the_channel(
         "nobody was paged."
     )
     assert events[0].source == "pager"
-    assert events[0].payload["text"] == [["maintenance_ended", {"window": "Driver upgrade"}]]
+    assert events[0].payload["msg"] == [["pager.maintenance_ended", {"window": "Driver upgrade"}]]
     (mail,) = smtp.mails
     assert mail.recipients == ["infer-oncall@example.com"]
     assert "Maintenance window Driver upgrade ended: 2 incidents" in mail.subject

@@ -15,9 +15,9 @@ from console import roles
 from console.errors import DomainError, NotFound
 from console.surface import acting_through
 from incidents.models import IncidentStatus, TimelineEvent
+from incidents.timeline_text import timeline_text
 from pager import timeline_kinds
 from pager.escalation import services as escalation
-from pager.escalation.timeline import reword
 from pager.models import (
     Escalation,
     EscalationState,
@@ -117,8 +117,11 @@ def test_the_lines_say_where_the_request_came_from_and_are_reworded(alice, gpu, 
         first.message == "Paged bob (on call in schedule primary of team GPU), at alice's request."
     )
     # Worded again per language like the escalation's own lines (the parts are known).
+    assert first.payload["msg"][0][0] == "pager.paged_manual"
     with translation.override("zh-hans"):
-        assert reword(first.message, first.payload) is not None
+        shown = timeline_text(first.kind, first.message, first.payload)
+    assert shown != first.message
+    assert "bob" in shown
 
 
 def test_the_same_key_pages_once(alice, gpu, incident, django_capture_on_commit_callbacks):
