@@ -229,3 +229,11 @@ class ConfigRevision(AppendOnlyModel):
 
     def __str__(self) -> str:
         return f"{self.namespace}/{self.name} r{self.pk} ({self.captured_at:%Y-%m-%d %H:%M:%S})"
+
+    @property
+    def reason_shown(self) -> str:
+        """`reason` (stored in English) in the active language, when it has a shape the
+        console writes (actions/revisions.py); as stored otherwise."""
+        from actions.revisions import revision_reason_text  # revisions imports this module
+
+        return revision_reason_text(self.reason)

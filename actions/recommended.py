@@ -20,7 +20,7 @@ from actions import (
 )
 from actions.forms import filled_params
 from actions.kinds import KINDS, ActionError, kind_for
-from console.texts import msg
+from console.texts import Msg, msg
 from incidents.models import Alert, Incident
 from runbooks.catalog import load_catalog
 from runbooks.placeholders import missing
@@ -28,20 +28,22 @@ from runbooks.recommendations import RecommendedAction
 from runbooks.triage import TriageResult, incident_labels
 
 
-def _approval(kind: str, params: dict[str, Any], incident: Incident) -> tuple[bool | None, str]:
-    """(needed, why), `why` in English: RecommendedAction holds text (runbooks' triage API
-    and chatops read it)."""
+def _approval(
+    kind: str, params: dict[str, Any], incident: Incident
+) -> tuple[bool | None, Msg | None]:
+    """(needed, why): RecommendedAction keeps `why` in English (chatops reads it) and as
+    parts (pages and the triage API word it in the reader's language)."""
     try:
         action = kind_for(kind)
         clean = action.clean(dict(params))
     except ActionError as exc:
-        return None, msg("actions.approval.not_decided", detail=exc.said).english
+        return None, msg("actions.approval.not_decided", detail=exc.said)
     # current/plan None: the policy's answer before the cluster is read; a request reads
     # it and may add a reason (a large scale-down, a cordon that restarts other groups).
     needed, why = policy.approval_required(
         kind=action, kinds=KINDS, incident=incident, params=clean, current=None, plan=None
     )
-    return needed, policy.reason_english(why)
+    return needed, why
 
 
 def recommended_actions(
@@ -62,17 +64,20 @@ def recommended_actions(
             params = filled_params(action, labels)
             templates = [v for v in action.params.values() if isinstance(v, str)]
             needs = tuple(dict.fromkeys(n for v in templates for n in missing(v, labels)))
+            reason: Msg | None = None
             if needs:
-                said = msg("actions.approval.needs_labels", labels=", ".join(needs))
-                required, reason = None, said.english
+                required = None
+                reason = msg("actions.approval.needs_labels", labels=", ".join(needs))
             elif approval:
                 required, reason = _approval(kind, params, incident)
             else:
-                required, reason = None, ""
+                required = None
             out.append(
                 RecommendedAction(
                     index=index, kind=kind, title=action.title, why=action.why, params=params,
-                    needs_labels=needs, requires_approval=required, approval_reason=reason,
+                    needs_labels=needs, requires_approval=required,
+                    approval_reason=policy.reason_english(reason),
+                    approval_reason_msg=reason.stored if reason is not None else None,
                 )
             )  # fmt: skip
     return out

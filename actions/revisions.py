@@ -6,15 +6,60 @@ revisions.
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
+from functools import cache
 
 from django.conf import settings
 from django.utils import timezone
+from django.utils.translation import gettext_noop
 
 from actions import texts  # noqa: F401  (registry: the ids below)
 from actions.kinds import KINDS, ParamError, Revision
 from actions.models import ConfigRevision
-from console.texts import msg
+from console.texts import Msg, msg, render, template_for, texts_register
+
+# Why a revision was stored. `reason` is a column of text, written in English by the
+# capture (actions/capture.py, access.py), the worker (execution.py) and the preview
+# (preview.py) in these shapes; `revision_reason` recognises them when the revision is
+# shown, so each reader sees their language (the data JSON is the config: no room there).
+REASONS = {
+    "actions.revision.reason.before_run": gettext_noop("before run #%(run)s"),
+    "actions.revision.reason.after_run": gettext_noop("after run #%(run)s"),
+    "actions.revision.reason.periodic": gettext_noop("periodic capture"),
+    "actions.revision.reason.first_look": gettext_noop("first look at worker start"),
+    "actions.revision.reason.preview": gettext_noop("seen at preview of %(kind)s"),
+}
+texts_register(
+    {
+        **REASONS,
+        # A revision as a plan names it: its number and why it was stored.
+        "actions.revision.label": gettext_noop("r%(id)s: %(reason)s"),
+    }
+)
+_PARAM = re.compile(r"%\\\(([a-z_]+)\\\)s")
+
+
+@cache
+def _pattern(key: str) -> re.Pattern[str]:
+    english = str(template_for(key))
+    return re.compile("^" + _PARAM.sub(r"(?P<\1>.+?)", re.escape(english)) + "$", re.S)
+
+
+def revision_reason(reason: str) -> Msg | None:
+    """The parts of a reason of a known shape; None for any other text (shown as it is)."""
+    for key in REASONS:
+        found = _pattern(key).match(reason or "")
+        if found is not None:
+            return msg(key, **found.groupdict())
+    return None
+
+
+def revision_reason_text(reason: str) -> str:
+    """`reason` in the active language."""
+    said = revision_reason(reason)
+    return render(said.stored, fallback=reason) if said is not None else (reason or "")
+
 
 CONFIGMAP_KINDS = ("rollback_router_config", "update_gateway_limits")
 
@@ -71,7 +116,10 @@ def config_seen(api, params: dict, *, reason: str, run=None, snap=None) -> Confi
 
 
 def _as_revision(row: ConfigRevision) -> Revision:
-    label = f"r{row.pk}: {row.reason}"  # the kind adds when it was captured
+    # The kind adds when it was captured.
+    label = msg(
+        "actions.revision.label", id=row.pk, reason=revision_reason(row.reason) or row.reason
+    )
     return Revision(id=row.pk, label=label, data=row.data, captured_at=row.captured_at)
 
 

@@ -5,7 +5,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from actions.api_texts import I18N_HELP, PLAN_HELP, PREVIEW_HELP, plan_shown, preview_shown
-from actions.guard.judge import threshold_text
+from actions.guard.api import guard_signal_api
 from actions.guard.models import GuardOutcome, GuardVerdict, GuardWatch
 from actions.models import ActionRun, ActionRunEvent, ActionRunStatus
 from actions.selectors import run_guard
@@ -67,20 +67,57 @@ class ActionRunEventSerializer(serializers.ModelSerializer):
         ]
 
 
+# actions/guard/judge.py's states: ok/breach/unknown are counted, the others only shown.
+SIGNAL_STATES = ("ok", "breach", "unknown", "settling", "context", "excused", "improving",
+                 "late", "explained", "coincides")  # fmt: skip
+
+_I18N_SCHEMA = {
+    "type": "array",
+    "nullable": True,
+    "items": {
+        "type": "object",
+        "properties": {"id": {"type": "string"}, "params": {"type": "object"}},
+        "required": ["id", "params"],
+    },
+}
+
+
 class GuardSignalSerializer(serializers.Serializer):
     id = serializers.CharField()
     title = serializers.CharField()
-    type = serializers.ChoiceField(choices=("availability", "latency", "quality"))
+    type = serializers.ChoiceField(choices=("availability", "latency", "quality", "pods"))
     unit = serializers.CharField()
     promql = serializers.CharField()
-    threshold = serializers.SerializerMethodField()
+    threshold = serializers.SerializerMethodField(
+        help_text="The threshold in words, in the request's language."
+    )
+    threshold_i18n = serializers.SerializerMethodField(
+        help_text="`threshold`'s message ids and parameters."
+    )
     baseline = serializers.FloatField(allow_null=True)
     value = serializers.FloatField(allow_null=True)
-    state = serializers.ChoiceField(choices=("ok", "breach", "unknown"))
-    message = serializers.CharField(allow_blank=True)
+    state = serializers.ChoiceField(choices=SIGNAL_STATES)
+    message = serializers.SerializerMethodField(
+        help_text="Why the signal is in its state, in the request's language."
+    )
+    message_i18n = serializers.SerializerMethodField(
+        help_text="`message`'s ids and parameters; null for a signal evaluated before they "
+        "were stored."
+    )
 
     def get_threshold(self, spec: dict) -> str:
-        return threshold_text(spec)
+        return guard_signal_api(spec)["threshold"]
+
+    @extend_schema_field(_I18N_SCHEMA)
+    def get_threshold_i18n(self, spec: dict) -> list | None:
+        return guard_signal_api(spec)["threshold_i18n"]
+
+    def get_message(self, spec: dict) -> str:
+        return guard_signal_api(spec)["message"]
+
+    @extend_schema_field(_I18N_SCHEMA)
+    def get_message_i18n(self, spec: dict) -> list | None:
+        return guard_signal_api(spec)["message_i18n"]
 
 
 class GuardWatchSerializer(serializers.ModelSerializer):
@@ -90,6 +127,15 @@ class GuardWatchSerializer(serializers.ModelSerializer):
     outcome = serializers.ChoiceField(choices=GuardOutcome.choices, allow_blank=True)
     undo_run = serializers.IntegerField(source="undo_run_id", allow_null=True)
     signals = GuardSignalSerializer(many=True)
+    verdict_reason = RenderedText(
+        "verdict_reason", help_text="Why the verdict, in the request's language."
+    )
+    verdict_reason_i18n = TextIds("verdict_reason", help_text=I18N_HELP)
+    last_error = RenderedText(
+        "last_error",
+        help_text="Why the signals cannot be judged now, in the request's language.",
+    )
+    last_error_i18n = TextIds("last_error", help_text=I18N_HELP)
 
     class Meta:
         model = GuardWatch
@@ -102,11 +148,13 @@ class GuardWatchSerializer(serializers.ModelSerializer):
             "interval_seconds",
             "verdict",
             "verdict_reason",
+            "verdict_reason_i18n",
             "signals",
             "evaluations",
             "unknown_evaluations",
             "last_evaluated_at",
             "last_error",
+            "last_error_i18n",
             "outcome",
             "undo_run",
         ]

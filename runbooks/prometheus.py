@@ -21,17 +21,21 @@ from django.conf import settings
 from django.core.cache import cache
 
 from console.outgoing import service_request
+from console.texts import Msg, msg
+from runbooks import prometheus_texts  # noqa: F401  (registry: the ids below)
 
 FAILURE_CACHE_SECONDS = 2
 _CACHE_PREFIX = "runbooks:prom:"
 
 
 class PrometheusUnavailable(Exception):
-    """Prometheus could not answer; the message says why, in words."""
+    """Prometheus could not answer; the message says why, in English words of a shape
+    runbooks/prometheus_texts.py words again in the reader's language where shown."""
 
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
+    def __init__(self, message: str | Msg) -> None:
+        text = message.english if isinstance(message, Msg) else message
+        super().__init__(text)
+        self.message = text
 
 
 def base_url() -> str:
@@ -43,7 +47,7 @@ def _timeout() -> float:
 
 
 def _seconds(value: float) -> str:
-    return f"{value:g} s"
+    return f"{value:g}"
 
 
 def _key(*parts: Any) -> str:
@@ -55,35 +59,38 @@ def _get(path: str, params: dict[str, Any]) -> Any:
     """GET an API path; the `data` member of a successful answer."""
     url = base_url()
     timeout = _timeout()
+    timed_out = msg("runbooks.prometheus.timeout", url=url, seconds=_seconds(timeout))
     try:
         response = service_request("GET", url + path, params=params, deadline=timeout)
     except requests.Timeout as exc:
-        raise PrometheusUnavailable(
-            f"Prometheus at {url} did not answer in {_seconds(timeout)}"
-        ) from exc
+        raise PrometheusUnavailable(timed_out) from exc
     except requests.ConnectionError as exc:
         text = str(exc)
         if "timed out" in text.lower():
-            raise PrometheusUnavailable(
-                f"Prometheus at {url} did not answer in {_seconds(timeout)}"
-            ) from exc
+            raise PrometheusUnavailable(timed_out) from exc
         if "refused" in text.lower():
-            raise PrometheusUnavailable(f"Prometheus at {url} refused the connection") from exc
-        raise PrometheusUnavailable(f"Prometheus at {url} could not be reached: {exc}") from exc
+            raise PrometheusUnavailable(msg("runbooks.prometheus.refused", url=url)) from exc
+        said = msg("runbooks.prometheus.unreachable", url=url, detail=text)
+        raise PrometheusUnavailable(said) from exc
     except requests.RequestException as exc:
-        raise PrometheusUnavailable(f"Prometheus at {url} could not be queried: {exc}") from exc
+        said = msg("runbooks.prometheus.failed", url=url, detail=str(exc))
+        raise PrometheusUnavailable(said) from exc
     try:
         body = response.json()
     except ValueError:
         body = None
+    status = response.status_code
     if not isinstance(body, dict):
-        raise PrometheusUnavailable(
-            f"Prometheus at {url} answered {response.status_code} with a body that is not "
-            "Prometheus JSON"
+        raise PrometheusUnavailable(msg("runbooks.prometheus.not_json", url=url, status=status))
+    if status != 200 or body.get("status") != "success":
+        error = body.get("error") or body.get("errorType")
+        said = msg(
+            "runbooks.prometheus.answered",
+            url=url,
+            status=status,
+            error=str(error) if error else msg("runbooks.prometheus.no_error"),
         )
-    if response.status_code != 200 or body.get("status") != "success":
-        error = body.get("error") or body.get("errorType") or "no error message"
-        raise PrometheusUnavailable(f"Prometheus at {url} answered {response.status_code}: {error}")
+        raise PrometheusUnavailable(said)
     return body.get("data")
 
 
@@ -144,8 +151,8 @@ def single_value(data: dict[str, Any]) -> tuple[float | None, str]:
             return values[0], ""
         if not numbers:
             return math.nan, ""
-        return max(numbers), f"{len(values)} series; took the largest"
-    return None, f"unexpected result type {kind!r}"
+        return max(numbers), msg("runbooks.prometheus.series", count=len(values)).english
+    return None, msg("runbooks.prometheus.result_type", kind=repr(kind)).english
 
 
 def _number(text: Any) -> float | None:

@@ -11,11 +11,12 @@ recommended.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any, Protocol
 
 from django.core.exceptions import ImproperlyConfigured
 
+from console.texts import as_api, render
 from incidents.models import Alert, Incident
 from runbooks.triage import TriageResult
 
@@ -29,7 +30,24 @@ class RecommendedAction:
     params: dict[str, Any]
     needs_labels: tuple[str, ...]  # placeholders no alert label fills (left as "{pod}")
     requires_approval: bool | None  # None: the parameters are not complete or not valid
-    approval_reason: str
+    approval_reason: str  # English (chat and search read it)
+    # Its parts (console/texts), worded in the reader's language where shown; None when
+    # there is no reason.
+    approval_reason_msg: list[list[Any]] | None = None
+
+    @property
+    def approval_reason_shown(self) -> str:
+        """The reason in the active language (the page's, the request's)."""
+        return render(self.approval_reason_msg, fallback=self.approval_reason)
+
+    def as_api(self) -> dict[str, Any]:
+        """The triage API's shape: `approval_reason` in the request's language and
+        `approval_reason_i18n` (its ids and parameters) beside it."""
+        data = {k: v for k, v in asdict(self).items() if k != "approval_reason_msg"}
+        data["needs_labels"] = list(self.needs_labels)
+        data["approval_reason"] = self.approval_reason_shown
+        data["approval_reason_i18n"] = as_api(self.approval_reason_msg)
+        return data
 
 
 class Recommender(Protocol):

@@ -1,10 +1,14 @@
 """Response shapes of the runbooks API (documentation and rendering, no input)."""
 
-from dataclasses import asdict
-
 from rest_framework import serializers
 
+from runbooks.prometheus_texts import prometheus_text_api
 from runbooks.triage import TRIAGE_STATES
+
+I18N_HELP = (
+    "The ids and parameters of the field beside it ([{id, params}]), for a client that "
+    "words it itself; null when it has none."
+)
 
 
 class TriageCheckSerializer(serializers.Serializer):
@@ -16,7 +20,12 @@ class TriageCheckSerializer(serializers.Serializer):
     comparator = serializers.CharField()
     threshold = serializers.FloatField()
     unit = serializers.CharField()
-    message = serializers.CharField(allow_blank=True)
+    message = serializers.CharField(
+        allow_blank=True,
+        help_text="A note on the answer or why there is none, in the "
+        "request's language (Prometheus' own text as it came).",
+    )
+    message_i18n = serializers.JSONField(allow_null=True, help_text=I18N_HELP)
 
 
 class BecauseSerializer(serializers.Serializer):
@@ -48,7 +57,12 @@ class RecommendedActionSerializer(serializers.Serializer):
         "add a reason; POST .../actions/preview/ shows that answer). null: not decided, "
         "because the parameters are incomplete or invalid.",
     )
-    approval_reason = serializers.CharField(allow_blank=True)
+    approval_reason = serializers.CharField(
+        allow_blank=True,
+        help_text="Why a second person must approve, or why it is not decided, in the "
+        "request's language.",
+    )
+    approval_reason_i18n = serializers.JSONField(allow_null=True, help_text=I18N_HELP)
 
 
 class DecisionSerializer(serializers.Serializer):
@@ -66,8 +80,10 @@ class DecisionSerializer(serializers.Serializer):
 class PrometheusStatusSerializer(serializers.Serializer):
     url = serializers.CharField()
     error = serializers.CharField(
-        allow_blank=True, help_text='Why Prometheus could not answer; "" when it did.'
+        allow_blank=True,
+        help_text='Why Prometheus could not answer, in the request\'s language; "" when it did.',
     )
+    error_i18n = serializers.JSONField(allow_null=True, help_text=I18N_HELP)
 
 
 class TriageLeadSerializer(serializers.Serializer):
@@ -109,16 +125,21 @@ def triage_data(result, recommended=()) -> dict:
             "recommended": [_recommended_data(a) for a in recommended],
             "because": [{"check": c, "state": s} for c, s in result.because],
         },
-        "prometheus": {"url": result.prometheus_url, "error": result.prometheus_error},
+        "prometheus": {"url": result.prometheus_url, **_error_data(result.prometheus_error)},
         "evaluated_at": result.evaluated_at,
     }
 
 
+def _error_data(text: str) -> dict:
+    error, ids = prometheus_text_api(text)
+    return {"error": error, "error_i18n": ids}
+
+
 def _check_data(c) -> dict:
-    fields = ("id", "question", "promql", "value", "state", "comparator", "threshold", "unit",
-              "message")  # fmt: skip
-    return {f: getattr(c, f) for f in fields}
+    fields = ("id", "question", "promql", "value", "state", "comparator", "threshold", "unit")
+    message, ids = prometheus_text_api(c.message)
+    return {**{f: getattr(c, f) for f in fields}, "message": message, "message_i18n": ids}
 
 
 def _recommended_data(a) -> dict:
-    return {**asdict(a), "needs_labels": list(a.needs_labels)}
+    return a.as_api()  # approval_reason in the request's language, with its _i18n

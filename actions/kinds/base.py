@@ -150,7 +150,7 @@ class Plan:
 @dataclass(frozen=True)
 class Revision:
     id: int | str
-    label: str
+    label: str | Msg  # "r12: before run #40", worded in the reader's language
     data: dict[str, str]
     captured_at: datetime
 
@@ -195,23 +195,46 @@ class GuardSplit:
     `changed`: the leader pods of the changed groups (vLLM engine series exist per group
     leader and carry `pod`); the others are every other pod of the LWS. `by_revision`:
     a roll-out, whose changed pods are found at each check instead: the pods on a template
-    revision that did not exist before the change. `what`/`others` say it in words."""
+    revision that did not exist before the change. `what`/`others` say it in English,
+    `what_msg`/`others_msg` hold their parts (the guard words them in the reader's
+    language; a split stored before has none). Build one with `GuardSplit.of`."""
 
     what: str
     others: str
     changed: tuple[str, ...] = ()
     by_revision: bool = False
+    what_msg: list | None = None
+    others_msg: list | None = None
+
+    @classmethod
+    def of(
+        cls, what: Msg, others: Msg, *, changed: tuple[str, ...] = (), by_revision: bool = False
+    ) -> GuardSplit:
+        return cls(
+            what=what.english,
+            others=others.english,
+            changed=changed,
+            by_revision=by_revision,
+            what_msg=what.stored,
+            others_msg=others.stored,
+        )
 
     def as_dict(self) -> dict:
         return {**asdict(self), "changed": list(self.changed)}
 
     @classmethod
     def from_dict(cls, data: dict) -> GuardSplit:
+        def parts(key: str) -> list | None:
+            value = data.get(key)
+            return value if isinstance(value, list) and value else None
+
         return cls(
             what=str(data.get("what") or ""),
             others=str(data.get("others") or ""),
             changed=tuple(data.get("changed") or ()),
             by_revision=bool(data.get("by_revision")),
+            what_msg=parts("what_msg"),
+            others_msg=parts("others_msg"),
         )
 
 

@@ -247,9 +247,9 @@ class CordonNode(ActionKind):
         if not leaders:
             return None
         groups = ", ".join(f"{g['lws']}/{g['group']}" for g in leaders)
-        return GuardSplit(
-            what=f"the rescheduled groups {groups}",
-            others="the other groups",
+        return GuardSplit.of(
+            msg("actions.split.rescheduled", groups=groups),
+            msg("actions.split.other_groups"),
             changed=tuple(g["pod"] for g in leaders),
         )
 

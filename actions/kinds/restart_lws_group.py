@@ -145,8 +145,10 @@ class RestartLwsGroup(ActionKind):
         leader, group = plan.desired.get("leader_pod"), plan.desired.get("group")
         if not leader:
             return None
-        return GuardSplit(
-            what=f"the restarted group {group}", others="the other groups", changed=(leader,)
+        return GuardSplit.of(
+            msg("actions.split.restarted", group=group),
+            msg("actions.split.other_groups"),
+            changed=(leader,),
         )
 
     def undo_params(self, params: dict, before: Snapshot) -> dict:

@@ -177,9 +177,9 @@ class ScaleLws(ActionKind):
         if want <= have or have == 0:
             return None
         lws = params["lws"]
-        return GuardSplit(
-            what=f"the new groups {_groups(have, want)}",
-            others=f"the old groups {_groups(0, have)}",
+        return GuardSplit.of(
+            msg("actions.split.new_groups", groups=_groups(have, want)),
+            msg("actions.split.old_groups", groups=_groups(0, have)),
             changed=tuple(leader_name(lws, i) for i in range(have, want)),
         )
 

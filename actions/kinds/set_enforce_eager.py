@@ -180,10 +180,10 @@ class SetEnforceEager(ActionKind):
         groups not rolled yet, found at each check; once none is left, fleet-wide."""
         if plan.desired.get("enabled") == before.state.get("enabled"):
             return None
-        flag = "with" if plan.desired.get("enabled") else "without"
-        return GuardSplit(
-            what=f"the groups rolled out {flag} --enforce-eager",
-            others="the groups not rolled out yet",
+        rolled = "actions.split.rolled_with" if plan.desired.get("enabled") else None
+        return GuardSplit.of(
+            msg(rolled or "actions.split.rolled_without"),
+            msg("actions.split.not_rolled"),
             by_revision=True,
         )
 

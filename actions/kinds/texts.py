@@ -51,6 +51,17 @@ texts_register(
         ),
         "actions.subject.node": gettext_noop("node %(node)s"),
         "actions.subject.restarted": gettext_noop("%(subject)s, restarted by this cordon"),
+        # --- what a guard judges against what (GuardSplit) ----------------------------------
+        "actions.split.new_groups": gettext_noop("the new groups %(groups)s"),
+        "actions.split.old_groups": gettext_noop("the old groups %(groups)s"),
+        "actions.split.other_groups": gettext_noop("the other groups"),
+        "actions.split.restarted": gettext_noop("the restarted group %(group)s"),
+        "actions.split.rescheduled": gettext_noop("the rescheduled groups %(groups)s"),
+        "actions.split.rolled_with": gettext_noop("the groups rolled out with --enforce-eager"),
+        "actions.split.rolled_without": gettext_noop(
+            "the groups rolled out without --enforce-eager"
+        ),
+        "actions.split.not_rolled": gettext_noop("the groups not rolled out yet"),
         # --- shared by several kinds ------------------------------------------------------
         "actions.dry_run.accepted": gettext_noop("server dry run accepted"),
         "actions.dry_run.not_needed": gettext_noop("nothing to change; no dry run needed"),

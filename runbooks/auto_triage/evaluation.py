@@ -24,6 +24,7 @@ from console.texts import Msg, msg
 from incidents.models import OPEN_STATUSES, Incident, TimelineEvent
 from incidents.selectors import incidents_lock
 from incidents.services import incident_events_record
+from runbooks.prometheus_texts import prometheus_said
 from runbooks.recommendations import RecommendedAction, recommended_actions
 from runbooks.timeline_kinds import AUTO_TRIAGE
 from runbooks.timeline_text import first_sentence
@@ -84,10 +85,11 @@ def _entry(
 ) -> tuple[str | Msg, dict[str, Any]]:
     """The timeline message and payload for one evaluation."""
     if result.prometheus_error:
+        # The client's error in words of the reader's language (its raw part stays a
+        # parameter); the payload keeps the English, which decides what is news.
+        error = prometheus_said(result.prometheus_error) or result.prometheus_error
         message = msg(
-            "runbooks.auto_triage.prometheus_error",
-            runbook=result.runbook_slug,
-            error=result.prometheus_error,
+            "runbooks.auto_triage.prometheus_error", runbook=result.runbook_slug, error=error
         )
         return message, {"runbook": result.runbook_slug, "branch": "",
                          "prometheus_error": result.prometheus_error}  # fmt: skip

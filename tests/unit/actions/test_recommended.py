@@ -132,7 +132,9 @@ def test_the_api_lists_the_branch_actions_ready_to_request(prom, post_webhook, m
         "needs_labels": [],
         "requires_approval": True,  # restarting a group is a risky kind
         "approval_reason": restart["approval_reason"],
+        "approval_reason_i18n": restart["approval_reason_i18n"],
     }
+    assert restart["approval_reason_i18n"][0]["id"] == "actions.approval.risky"
     assert restart["approval_reason"].startswith("restart_lws_group is a risky action")
     assert cordon["params"]["node"] == "gpu-node-3"
 

@@ -216,10 +216,10 @@ def test_api_answers_the_documented_shape(prom, incident, make_user, django_asse
     assert body["decision"]["branch"] == "hang"
     assert body["decision"]["recommended_actions"] == ["restart_lws_group", "cordon_node"]
     assert {"check": "throughput_zero", "state": "firing"} in body["decision"]["because"]
-    assert body["prometheus"] == {"url": prom.url, "error": ""}
+    assert body["prometheus"] == {"url": prom.url, "error": "", "error_i18n": None}
     check = body["checks"][0]
     assert set(check) == {"id", "question", "promql", "value", "state", "comparator",
-                          "threshold", "unit", "message"}  # fmt: skip
+                          "threshold", "unit", "message", "message_i18n"}  # fmt: skip
     assert check["value"] == 12.0
     assert check["state"] == "firing"
 
