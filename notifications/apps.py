@@ -23,3 +23,4 @@ class NotificationsConfig(AppConfig):
         # registry: the deploy check and the message templates (console/texts) register
         # themselves on import
         from notifications import checks, texts  # noqa: F401
+        from notifications.services import errors  # noqa: F401

@@ -1,10 +1,14 @@
 """The deliveries API's shapes. A target is named, never its URL, recipients or secret."""
 
+from typing import Any
+
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from console.bounds import IdField
 from console.texts.api import RenderedText, TextIds
 from notifications.models import Delivery, DeliveryStatus, Event, Target
+from notifications.services.errors import last_error_i18n, last_error_shown
 
 
 class TargetRefSerializer(serializers.ModelSerializer):
@@ -28,6 +32,14 @@ class DeliverySerializer(serializers.ModelSerializer):
         help_text='The summary as message ids and parameters ([{"id", "params"}]), for a '
         "client that words it itself; null when it was stored only as text.",
     )
+    last_error = serializers.SerializerMethodField(
+        help_text='Why the last attempt failed, in the request\'s language ("" when it did '
+        "not). What a remote server or library said is quoted as it came."
+    )
+    last_error_i18n = serializers.SerializerMethodField(
+        help_text='`last_error` as message ids and parameters ([{"id", "params"}]); null '
+        "when there is none or it was stored only as text."
+    )
     rule = serializers.CharField(source="rule.name", default=None, read_only=True)
     incident = serializers.IntegerField(source="incident_id", allow_null=True, read_only=True)
 
@@ -35,10 +47,28 @@ class DeliverySerializer(serializers.ModelSerializer):
         model = Delivery
         fields = [
             "id", "status", "event", "event_label", "event_key", "summary", "summary_i18n",
-            "target", "rule", "incident", "attempts", "last_error", "created_at",
+            "target", "rule", "incident", "attempts", "last_error", "last_error_i18n",
+            "created_at",
             "last_attempt_at", "sent_at",
         ]  # fmt: skip
         read_only_fields = fields
+
+    def get_last_error(self, delivery: Delivery) -> str:
+        return last_error_shown(delivery)
+
+    @extend_schema_field(
+        {
+            "type": "array",
+            "nullable": True,
+            "items": {
+                "type": "object",
+                "properties": {"id": {"type": "string"}, "params": {"type": "object"}},
+                "required": ["id", "params"],
+            },
+        }
+    )
+    def get_last_error_i18n(self, delivery: Delivery) -> list[dict[str, Any]] | None:
+        return last_error_i18n(delivery)
 
     def get_event_label(self, delivery: Delivery) -> str:
         # The request's language (console/viewer.py activates it for the API).

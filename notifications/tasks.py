@@ -11,7 +11,7 @@ class DeliveryTask(Task):
     def on_failure(self, exc, task_id, args, kwargs, einfo) -> None:
         # Reached for what the service did not record itself: a time limit, a bug.
         if args and not isinstance(exc, DeliveryError):
-            services.delivery_fail(delivery_id=args[0], error=f"The worker failed: {exc!r}")
+            services.delivery_fail(delivery_id=args[0], error=exc)
 
 
 @shared_task(

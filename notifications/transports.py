@@ -2,9 +2,10 @@
 signed here and posted with requests, email through Django's mail. Slack and webhook
 calls go through console/outgoing: the address guard and an overall deadline.
 
-Each raises DeliveryError with a message a person can act on; `retry` says whether
-trying again later can help (a timeout or a 5xx can, a 404 or a refused signature
-cannot).
+Each raises DeliveryError with a message a person can act on (a text of
+notifications/services/errors.py: stored as parts, worded in the reader's language);
+`retry` says whether trying again later can help (a timeout or a 5xx can, a 404 or a
+refused signature cannot).
 """
 
 from __future__ import annotations
@@ -32,8 +33,10 @@ from console.outgoing import (
     guarded,
     user_request,
 )
+from console.texts import Msg, msg
 from notifications.messages import email_text, slack_text
 from notifications.models import Target, TargetKind, split_list
+from notifications.services.errors import refused
 
 SIGNATURE_HEADER = "X-Console-Signature"
 TIMESTAMP_HEADER = "X-Console-Timestamp"
@@ -44,9 +47,14 @@ RETRY_STATUSES = {408, 425, 429, 500, 502, 503, 504}
 
 
 class DeliveryError(Exception):
-    def __init__(self, message: str, retry: bool = False) -> None:
-        super().__init__(message, retry)  # both in args: Celery may pickle it for a retry
-        self.message, self.retry = message, retry
+    """`said`: the text as parts (None for a plain string); `message`: its English."""
+
+    def __init__(self, message: str | Msg, retry: bool = False) -> None:
+        said = message if isinstance(message, Msg) else None
+        english = said.english if said is not None else str(message)
+        # Both in args, as plain values: Celery may pickle or serialise it for a retry.
+        super().__init__(english, retry)
+        self.message, self.retry, self.said = english, retry, said
 
     def __str__(self) -> str:
         return self.message
@@ -60,7 +68,7 @@ def deliver(target: Target, body: dict[str, Any], *, delivery_id: int) -> None:
     elif target.kind == TargetKind.EMAIL:
         _email(target, body)
     else:
-        raise DeliveryError(f"Unknown target kind {target.kind!r}.", retry=False)
+        raise DeliveryError(msg("notifications.error.unknown_kind", kind=target.kind))
 
 
 # --- Slack (apprise) ---------------------------------------------------------------------
@@ -74,11 +82,7 @@ def _slack(target: Target, body: dict[str, Any]) -> None:
     url = f"{target.url.split('?', 1)[0]}?{params}"
     notifier = apprise.Apprise()
     if not notifier.add(url):
-        raise DeliveryError(
-            "apprise does not read this as a Slack incoming webhook URL; paste the URL "
-            "Slack gave you (https://hooks.slack.com/services/T…/B…/…) into the target.",
-            retry=False,
-        )
+        raise DeliveryError(msg("notifications.error.slack_url"), retry=False)
     try:
         check_url_form(target.url)
         # apprise opens its own connections: the guard checks each address as it is
@@ -93,18 +97,23 @@ def _slack(target: Target, body: dict[str, Any]) -> None:
                 title=body["summary"], body=slack_text(body), body_format=apprise.NotifyFormat.TEXT
             )
     except OutgoingRefused as exc:
-        raise DeliveryError(str(exc), retry=False) from None
+        raise DeliveryError(refused(exc), retry=False) from None
     except DeadlineExceeded:
-        raise DeliveryError(
-            f"{target.destination} did not answer within {timeout:g} s.", retry=True
-        ) from None
+        raise DeliveryError(_timeout(target, timeout), retry=True) from None
     if guard.refused is not None:  # apprise swallowed the refusal: report it
-        raise DeliveryError(str(guard.refused), retry=False)
+        raise DeliveryError(refused(guard.refused), retry=False)
     if not ok:
-        said = " ".join(captured.getvalue().split()) or "no reason given"
+        said = " ".join(captured.getvalue().split())[:500]
+        detail = said or msg("notifications.error.no_reason")
         # apprise reports a failure without its HTTP status as a value, so every Slack
         # failure is retried: the retries are bounded and a revoked URL fails in minutes.
-        raise DeliveryError(f"Slack did not take the message: {said[:500]}", retry=True)
+        raise DeliveryError(msg("notifications.error.slack_refused", detail=detail), retry=True)
+
+
+def _timeout(target: Target, timeout: float) -> Msg:
+    return msg(
+        "notifications.error.timeout", destination=target.destination, seconds=f"{timeout:g}"
+    )
 
 
 # --- generic webhook (signed here, sent with requests) -----------------------------------
@@ -135,28 +144,28 @@ def _webhook(target: Target, body: dict[str, Any], *, delivery_id: int) -> None:
             "POST", target.url, data=raw, headers=headers, deadline=timeout, allow_redirects=False
         )
     except OutgoingRefused as exc:  # the target's URL reaches an internal address
-        raise DeliveryError(str(exc), retry=False) from None
+        raise DeliveryError(refused(exc), retry=False) from None
     except requests.Timeout:
-        raise DeliveryError(
-            f"{target.destination} did not answer within {timeout:g} s.", retry=True
-        ) from None
+        raise DeliveryError(_timeout(target, timeout), retry=True) from None
     except requests.RequestException as exc:
-        raise DeliveryError(
-            f"Could not reach {target.destination}: {failure_reason(exc)}. Check the target's URL "
-            "and that the worker can reach that host.",
-            retry=True,
-        ) from None
+        said = msg(
+            "notifications.error.unreachable",
+            destination=target.destination,
+            detail=failure_reason(exc),
+        )
+        raise DeliveryError(said, retry=True) from None
     if 200 <= response.status_code < 300:
         return
     # The answer's body is not repeated: the error is shown to commanders, and the URL
     # could be a service that was never meant to answer them.
-    message = f"{target.destination} answered HTTP {response.status_code}"
-    if response.status_code in RETRY_STATUSES:
+    status = response.status_code
+    message = msg("notifications.error.http_status", destination=target.destination, status=status)
+    if status in RETRY_STATUSES:
         raise DeliveryError(message, retry=True)
-    if 300 <= response.status_code < 400:
-        message += ". Point the target at the final URL (redirects are not followed)."
-    elif response.status_code in (401, 403):
-        message += ". Check that the receiver has the target's current secret."
+    if 300 <= status < 400:
+        message += msg("notifications.error.redirect")
+    elif status in (401, 403):
+        message += msg("notifications.error.secret")
     raise DeliveryError(message, retry=False)
 
 
@@ -175,13 +184,13 @@ def _email(target: Target, body: dict[str, Any]) -> None:
             fail_silently=False,
         )
     except smtplib.SMTPRecipientsRefused as exc:
-        raise DeliveryError(
-            f"The mail server refused {', '.join(exc.recipients)}; fix the target's addresses.",
-            retry=False,
-        ) from None
+        said = msg("notifications.error.mail_refused", recipients=", ".join(exc.recipients))
+        raise DeliveryError(said, retry=False) from None
     except (smtplib.SMTPException, OSError) as exc:
-        raise DeliveryError(
-            f"Could not send mail through {settings.EMAIL_HOST}:{settings.EMAIL_PORT}: "
-            f"{exc}. Check EMAIL_HOST, EMAIL_PORT and the credentials.",
-            retry=True,
-        ) from None
+        said = msg(
+            "notifications.error.mail_failed",
+            host=settings.EMAIL_HOST,
+            port=settings.EMAIL_PORT,
+            detail=str(exc),  # the mail server's or the socket's own words
+        )
+        raise DeliveryError(said, retry=True) from None

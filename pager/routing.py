@@ -4,10 +4,10 @@ An incident's labels, as ownership sees them (pager.models.teams.OWNERSHIP_LABEL
 namespace (the incident's own), lws and node_pool (group labels, else its alerts'),
 model (label `model_name` or `model`, group labels first, else its alerts') and
 runbook (the incident's). A group label `team=<slug>` names the team outright (the
-console's own heartbeat alerts carry it; a declared incident's own label, likewise). Otherwise every Ownership whose labels all
-match (shell patterns: `llm-prod-*`) is a candidate and the one that sets the most
-labels wins (ties: the older claim); no match: the default team. The policy is the
-team's, else the default policy.
+console's own heartbeat alerts carry it; a declared incident may be declared with it).
+Otherwise every Ownership whose labels all match (shell patterns: `llm-prod-*`) is a
+candidate and the one that sets the most labels wins (ties: the older claim); no
+match: the default team. The policy is the team's, else the default policy.
 
 A fixed number of queries whatever the number of teams, claims or alerts.
 """

@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
+from django.utils.functional import lazy
 from django.utils.translation import gettext, gettext_lazy, gettext_noop, pgettext
 
 from actions.forms import recommended_action
@@ -24,6 +25,7 @@ from chatops.messages import Button, Dialog, Message
 from chatops.models import InteractionKind, InteractionStatus, PostStatus, Surface
 from console.errors import DomainError
 from console.permissions import require
+from console.texts import render
 from incidents.selectors import incident_get
 from runbooks.recommendations import recommended_actions
 from runbooks.triage import incident_alerts_firing_first, incident_triage
@@ -64,25 +66,36 @@ def _chosen(ctx: Context, incident_id: int) -> dict[str, Any]:
     return {"kind": first.kind, "title": first.title, "why": first.why, "params": first.params}
 
 
+def _warnings(plan: dict[str, Any]) -> list[str]:
+    """The plan's warnings in the active language (as stored when they have no parts)."""
+    english = [str(w) for w in plan.get("warnings") or []]
+    parts = plan.get("warnings_msg")
+    if not isinstance(parts, list) or len(parts) != len(english):
+        return english
+    return [render(p, fallback=e) for p, e in zip(parts, english, strict=True)]
+
+
 def _preview_words(
     preview: Preview, why: str
 ) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...]]:
+    """The preview in the active language: the console's texts from their parts (the
+    plan's `summary_msg`/`warnings_msg`, the preview's `*_msg`), as stored otherwise."""
     plan = preview.plan or {}
     fields: list[tuple[str, str]] = [
         (gettext("Action"), preview.kind),
         (pgettext("action run", "Target"), preview.target),
     ]
     if preview.requires_approval:
-        fields.append(
-            (gettext("Approval"), gettext("needed: %(why)s") % {"why": preview.approval_reason})
-        )
+        reason = render(preview.approval_reason_msg, fallback=preview.approval_reason)
+        fields.append((gettext("Approval"), gettext("needed: %(why)s") % {"why": reason}))
     else:
         fields.append((gettext("Approval"), gettext("not needed")))
     lines: list[str] = []
     if why:
         lines.append(why)
-    if plan.get("summary"):
-        lines.append(gettext("Plan: %(summary)s") % {"summary": plan["summary"]})
+    summary = render(plan.get("summary_msg"), fallback=str(plan.get("summary") or ""))
+    if summary:
+        lines.append(gettext("Plan: %(summary)s") % {"summary": summary})
     diff = [line for line in str(plan.get("diff") or "").splitlines() if line.strip()]
     if diff:
         shown = diff[:DIFF_LINES]
@@ -91,15 +104,25 @@ def _preview_words(
                 gettext("…%(count)s more lines on the console") % {"count": len(diff) - DIFF_LINES}
             )
         lines.append(gettext("Diff:") + "\n" + "\n".join(shown))
-    for warning in plan.get("warnings") or []:
+    for warning in _warnings(plan):
         lines.append(gettext("Warning: %(text)s") % {"text": warning})
     if preview.error:
-        lines.append(gettext("Not previewed: %(error)s") % {"error": preview.error})
+        error = render(preview.error_msg, fallback=preview.error)
+        lines.append(gettext("Not previewed: %(error)s") % {"error": error})
     elif preview.dry_run:
-        lines.append(gettext("Dry run: %(result)s") % {"result": preview.dry_run[:DRY_RUN_CHARS]})
+        result = render(preview.dry_run_msg, fallback=preview.dry_run)[:DRY_RUN_CHARS]
+        lines.append(gettext("Dry run: %(result)s") % {"result": result})
     if preview.busy_with is not None:
         lines.append(gettext(BUSY) % busy_params(preview.busy_with))
     return tuple(lines), tuple(fields)
+
+
+def _reason(parts: Any, english: str) -> str:
+    return render(parts, fallback=english)
+
+
+# Worded when the answer is (Said keeps lazy params): English under no language.
+_reason_worded = lazy(_reason, str)
 
 
 def request(ctx: Context) -> Result:
@@ -166,8 +189,10 @@ def request_confirm(ctx: Context) -> Result:
         params=params, idempotency_key=str(ctx.args.get("key", "")),
         runbook=incident.runbook or "",
     )  # fmt: skip
+    # The reason: English in the record, the reader's language in the answer (lazy).
+    reason = _reason_worded((run.texts or {}).get("approval_reason"), run.approval_reason)
     what = {"run": run.pk, "kind": run.kind, "target": run.target,
-            "reason": run.approval_reason}  # fmt: skip
+            "reason": reason}  # fmt: skip
     if not created:
         message = gettext_noop("Run #%(run)s was already requested by this confirmation.")
     elif run.status == ActionRunStatus.AWAITING_APPROVAL:

@@ -19,10 +19,13 @@ from django.urls import reverse
 from django.utils import translation
 from django.utils.translation import gettext, ngettext
 
+from actions import policy
 from actions.guard.models import GuardWatch
+from actions.kinds import KINDS, ActionError, kind_for
 from actions.models import ActionRun, ActionRunStatus
 from chatops.messages import Button, Message
 from console.errors import NotFound
+from console.texts import render
 from incidents.models import Alert, AlertStatus, Incident, IncidentStatus
 from notifications.links import console_url
 from runbooks.auto_triage.evaluation import auto_triage_last
@@ -69,6 +72,7 @@ def _build(incident: Incident) -> Message:
     triage_text, recommended = (
         _triage(incident, alerts) if is_open else (_triage_only(incident), None)
     )
+    approval = _approval(incident, recommended) if recommended is not None else None
     pending = (
         list(
             ActionRun.objects.select_related("requested_by")
@@ -98,8 +102,8 @@ def _build(incident: Incident) -> Message:
         (gettext("Firing alerts"), _firing_text(firing_words, firing_count)),
         (gettext("Triage"), triage_text),
     ]
-    if recommended is not None:
-        fields.append((gettext("Recommended action"), _recommended_text(recommended)))
+    if recommended is not None and approval is not None:
+        fields.append((gettext("Recommended action"), _recommended_text(recommended, *approval)))
     if pending:
         fields.append((gettext("Waiting for approval"), "; ".join(_run_text(r) for r in pending)))
     if guard is not None:
@@ -163,7 +167,9 @@ def _triage(incident: Incident, alerts: list[Alert]) -> tuple[str, RecommendedAc
         diagnosis=str(payload.get("diagnosis", "")), recommended_actions=(kinds[0],),
         because=(), prometheus_url="", prometheus_error="", evaluated_at=last.occurred_at,
     )  # fmt: skip
-    found = recommended_actions(incident=incident, result=result, alerts=alerts, approval=True)
+    # Without the policy: it is asked for the first one only, by _approval, for the parts
+    # of its reason (recommended_actions keeps the reason's English only).
+    found = recommended_actions(incident=incident, result=result, alerts=alerts, approval=False)
     return text, (found[0] if found else None)
 
 
@@ -191,36 +197,56 @@ def _triage_words(incident: Incident, last: Any) -> str:
     return f"{name}: {branch_id}" + (f" — {said}" if said else "")
 
 
-def _recommended_text(action: RecommendedAction) -> str:
+def _approval(incident: Incident, action: RecommendedAction) -> tuple[bool | None, str]:
+    """(needed, why) in the active language: None when the action is not ready (a label
+    missing, parameters the kind refuses), why then saying what is missing. The actions
+    app's policy decides, as actions/recommended.py asks it (one query)."""
+    if action.needs_labels:
+        return None, gettext("needs label %(labels)s") % {"labels": ", ".join(action.needs_labels)}
+    try:
+        kind = kind_for(action.kind)
+        clean = kind.clean(dict(action.params))
+    except ActionError as exc:
+        return None, render(exc.said.stored, fallback=exc.message)
+    # current/plan None: the policy's answer before the cluster is read (as the page's).
+    needed, why = policy.approval_required(
+        kind=kind, kinds=KINDS, incident=incident, params=clean, current=None, plan=None
+    )
+    return needed, (render(why.stored, fallback=why.english) if why is not None else "")
+
+
+def _recommended_text(action: RecommendedAction, needed: bool | None, why: str) -> str:
     params = ", ".join(f"{k}={v}" for k, v in action.params.items())
     what = f"{action.title} [{action.kind}{' ' + params if params else ''}]"
-    if action.requires_approval is None:
-        return gettext("%(action)s (not ready: %(reason)s)") % {
-            "action": what,
-            "reason": action.approval_reason.removeprefix("Not decided: "),
-        }
-    if action.requires_approval:
+    if needed is None:
+        return gettext("%(action)s (not ready: %(reason)s)") % {"action": what, "reason": why}
+    if needed:
         return gettext("%(action)s (needs a second person's approval: %(reason)s)") % {
             "action": what,
-            "reason": action.approval_reason,
+            "reason": why,
         }
     return gettext("%(action)s (no approval needed)") % {"action": what}
 
 
 def _run_text(run: ActionRun) -> str:
     who = run.requested_by.get_username() if run.requested_by else gettext("nobody")
-    return gettext("#%(run)s %(kind)s %(target)s, requested by %(user)s") % {
-        "run": run.pk,
-        "kind": run.kind,
-        "target": run.target,
-        "user": who,
-    }
+    words = {"run": run.pk, "kind": run.kind, "target": run.target, "user": who}
+    # Why it waits, as the run's page says it (its stored parts, in the thread's language).
+    reason = render((run.texts or {}).get("approval_reason"), fallback=run.approval_reason)
+    if reason:
+        return gettext("#%(run)s %(kind)s %(target)s, requested by %(user)s — %(reason)s") % {
+            **words,
+            "reason": reason,
+        }
+    return gettext("#%(run)s %(kind)s %(target)s, requested by %(user)s") % words
 
 
 def _guard_text(guard: GuardWatch) -> str:
     run = f"#{guard.run_id} " if guard.run_id else ""
     text = f"{run}{guard.subject}: {guard.get_verdict_display()}"
-    return f"{text} — {guard.verdict_reason}" if guard.verdict_reason else text
+    # The verdict's reason as the guard stored it (parts), in the thread's language.
+    reason = render((guard.texts or {}).get("verdict_reason"), fallback=guard.verdict_reason)
+    return f"{text} — {reason}" if reason else text
 
 
 def _buttons(

@@ -19,11 +19,12 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
 from django.db import transaction
-from django.db.models import Case, F, Prefetch, Q, Value, When
+from django.db.models import Case, F, JSONField, Prefetch, Q, Value, When
 from django.utils import timezone
 
 from console.errors import DomainError, NotFound
 from console.permissions import require
+from console.texts import Msg, msg
 from incidents.models import Incident, TimelineEvent
 from notifications import transports
 from notifications.events import Notice, notice_for
@@ -31,6 +32,7 @@ from notifications.links import console_url
 from notifications.messages import message_build, summary_texts
 from notifications.models import Delivery, DeliveryStatus, Event, Rule, Target
 from notifications.permissions import RETRY
+from notifications.services.errors import ERROR_MAX, error_english, error_texts
 from postmortems.models import Postmortem
 
 log = logging.getLogger(__name__)
@@ -183,13 +185,8 @@ def deliveries_enqueue(*, delivery_ids: list[int]) -> int:
             delivery_send_task.apply_async((pk,), retry=False)
         except Exception as exc:  # kombu and redis raise several types for a broker that is down
             log.warning("notifications: could not queue deliveries %s: %s", delivery_ids, exc)
-            Delivery.objects.filter(
-                pk__in=set(delivery_ids) - set(queued), status=S.PENDING
-            ).update(
-                last_error=f"Could not queue it for the worker ({exc}); the broker "
-                f"({_broker()}) did not answer. It is queued again every minute.",
-                updated_at=timezone.now(),
-            )
+            said = msg("notifications.error.not_queued", detail=str(exc), broker=_broker())
+            _not_queued(set(delivery_ids) - set(queued), said)
             break
         queued.append(pk)
     if queued:
@@ -197,6 +194,23 @@ def deliveries_enqueue(*, delivery_ids: list[int]) -> int:
             status=S.QUEUED, last_error="", updated_at=timezone.now()
         )
     return len(queued)
+
+
+def _not_queued(ids: set[int], said: Msg) -> None:
+    """Say why on the rows still waiting: each row's texts keep its own summary, so they
+    are merged row by row, in one conditional UPDATE (a row queued meanwhile is left)."""
+    texts = dict(Delivery.objects.filter(pk__in=ids, status=S.PENDING).values_list("pk", "texts"))
+    if not texts:
+        return
+    merged = [
+        When(pk=pk, then=Value(error_texts(old, said), output_field=JSONField()))
+        for pk, old in texts.items()
+    ]
+    Delivery.objects.filter(pk__in=texts, status=S.PENDING).update(
+        last_error=error_english(said),
+        texts=Case(*merged, default=F("texts"), output_field=JSONField()),
+        updated_at=timezone.now(),
+    )
 
 
 def _broker() -> str:
@@ -275,25 +289,31 @@ def delivery_send(*, delivery_id: int, last_try: bool) -> None:
         return
     claimed_at = delivery.last_attempt_at
     assert claimed_at is not None  # the claim set it
-    status, error, sent_at = S.SENT, "", None
+    status, said, sent_at = S.SENT, None, None
     retry_with: transports.DeliveryError | None = None
     try:
         transports.deliver(delivery.target, delivery.body, delivery_id=delivery.pk)
     except transports.DeliveryError as exc:
-        error = str(exc)
+        said = exc.said or msg("notifications.error.text", text=str(exc))
         if exc.retry and not last_try:
             status, retry_with = S.RETRYING, exc
         else:
             status = S.FAILED
             if exc.retry:
-                error += f" Gave up after {delivery.attempts} attempts."
+                said += msg("notifications.error.gave_up", count=delivery.attempts)
     else:
         sent_at = timezone.now()
     # Only while the claim is still ours: a row taken over after the lease keeps the
     # newer attempt's state.
     recorded = Delivery.objects.filter(
         pk=delivery_id, last_attempt_at=claimed_at, updated_at=claimed_at
-    ).update(status=status, last_error=error, sent_at=sent_at, updated_at=_after(claimed_at))
+    ).update(
+        status=status,
+        last_error=error_english(said) if said is not None else "",
+        texts=error_texts(delivery.texts, said),
+        sent_at=sent_at,
+        updated_at=_after(claimed_at),
+    )
     if recorded and retry_with is not None:
         raise retry_with  # after the commit, so the attempt and its error stay recorded
 
@@ -316,9 +336,11 @@ def _delivery_claim(*, delivery_id: int) -> Delivery | None:
         return None
     with transaction.atomic():
         if not delivery.target.enabled:
+            said = msg("notifications.error.target_disabled")
             Delivery.objects.filter(claimable, pk=delivery_id).update(
                 status=S.FAILED,
-                last_error="The target was disabled before this could be sent.",
+                last_error=error_english(said),
+                texts=error_texts(delivery.texts, said),
                 last_attempt_at=now,
                 updated_at=_after(now),
             )
@@ -337,8 +359,20 @@ def _delivery_claim(*, delivery_id: int) -> Delivery | None:
     return delivery
 
 
-def delivery_fail(*, delivery_id: int, error: str) -> None:
-    """The task died outside the transports (a time limit, a bug): the row says so."""
-    Delivery.objects.filter(pk=delivery_id).exclude(status=S.SENT).update(
-        status=S.FAILED, last_error=error[:2000], updated_at=timezone.now()
+def delivery_fail(*, delivery_id: int, error: str | Msg | BaseException) -> None:
+    """The task died outside the transports (a time limit, a bug): the row says so. An
+    exception is worded "The worker failed: <its repr>"; a string is shown as written."""
+    if isinstance(error, BaseException):
+        said = msg("notifications.error.worker_failed", detail=repr(error))
+    elif isinstance(error, Msg):
+        said = error
+    else:
+        said = msg("notifications.error.text", text=error[:ERROR_MAX])
+    rows = Delivery.objects.filter(pk=delivery_id).exclude(status=S.SENT)
+    old = rows.values_list("texts", flat=True).first()
+    rows.update(
+        status=S.FAILED,
+        last_error=error_english(said),
+        texts=error_texts(old, said),
+        updated_at=timezone.now(),
     )

@@ -135,7 +135,8 @@ def test_a_team_label_routes_the_incident_to_that_team(alice):
     gpu = Team.objects.create(slug="gpu", name="GPU")
     Ownership.objects.create(team=gpu, namespace="llm-*")
     named = route(declare(alice, namespace="llm-prod", labels={"team": "serving"}))
-    assert (named.team, named.reason) == (serving, "route.named")
+    # A declared incident names its team itself: no alert is involved.
+    assert (named.team, named.reason) == (serving, "route.named_declared")
     claimed = route(declare(alice, namespace="llm-prod"))
     assert (claimed.team, claimed.reason) == (gpu, "route.owns")
     default = route(declare(alice))
