@@ -18,6 +18,7 @@ _BLOCK = re.compile(r"<!-- kept-as-written -->(.*?)<!-- /kept-as-written -->", r
 # A chunk between spaces: a URL, an address, a path or an id is one code, never words.
 _CODE_CHUNK = re.compile(r"^(https?://|/|[\w.+-]+@[\w.-]+$)|[/:=_#@]|\w\.\w")
 _CJK_PUNCT = re.compile("[\u3000-\u303f\uff00-\uffef\u4e00-\u9fff]")
+_MIXED = re.compile(r"(?=.*\d)(?=.*[A-Za-z])\w+")
 _QUOTES = "'\u2018\u2019"
 # A letter run glued to digits (5xx, 72b, H100) is a code, never a word.
 _WORD = re.compile(r"(?<![0-9A-Za-z])[A-Za-z][A-Za-z" + _QUOTES + "]*(?![0-9])")
@@ -52,6 +53,8 @@ def english_words(text: str, allowed: Iterable[str] = ()) -> list[str]:
             continue
         if _CODE_CHUNK.search(bare) or ("-" in bare and any(c.isdigit() for c in bare)):
             continue  # a Kubernetes object name (qwen-72b-0) is an id
+        if bare.startswith("-") or _MIXED.fullmatch(bare):
+            continue  # a command-line flag, a fingerprint or a hash (d8449bdea3d4)
         for word in _WORD.findall(bare):
             lower = word.lower().strip(_QUOTES)
             if len(lower) < 2 or lower in kept or lower in names or _is_code(word):
