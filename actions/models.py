@@ -43,6 +43,15 @@ def run_status_word(status: str) -> str | Promise:
     return _STATUS_WORDS.get(status, status.replace("_", " "))
 
 
+def run_status_label(status: str) -> str:
+    """A status as the run's badge names it ("Queued"), in the active language; an id this
+    version does not know, as stored."""
+    try:
+        return str(ActionRunStatus(status).label)
+    except ValueError:
+        return status
+
+
 ACTIVE_STATUSES = (
     ActionRunStatus.AWAITING_APPROVAL,
     ActionRunStatus.QUEUED,
@@ -199,6 +208,14 @@ class ActionRunEvent(AppendOnlyModel):
     def __str__(self) -> str:
         return f"run #{self.run_id} {self.status_from}->{self.status_to}: {self.message[:60]}"
 
+    @property
+    def status_from_label(self) -> str:
+        return run_status_label(self.status_from)
+
+    @property
+    def status_to_label(self) -> str:
+        return run_status_label(self.status_to)
+
 
 class ConfigRevision(AppendOnlyModel):
     """A ConfigMap's data as we saw it, stored only when it changed since the last one."""
@@ -237,3 +254,11 @@ class ConfigRevision(AppendOnlyModel):
         from actions.revisions import revision_reason_text  # revisions imports this module
 
         return revision_reason_text(self.reason)
+
+    @property
+    def reason_is_ours(self) -> bool:
+        """Whether `reason` has a shape the console writes (worded in the reader's
+        language); any other text came from elsewhere and is shown as data."""
+        from actions.revisions import revision_reason
+
+        return revision_reason(self.reason) is not None

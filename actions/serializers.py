@@ -86,7 +86,12 @@ class GuardSignalSerializer(serializers.Serializer):
     id = serializers.CharField()
     title = serializers.CharField()
     type = serializers.ChoiceField(choices=("availability", "latency", "quality", "pods"))
-    unit = serializers.CharField()
+    unit = serializers.CharField(
+        help_text='The unit as the runbook catalogue writes it ("s", "ratio", "of groups").'
+    )
+    unit_label = serializers.SerializerMethodField(
+        help_text='`unit` in words, in the request\'s language ("" for a yes/no reading).'
+    )
     promql = serializers.CharField()
     threshold = serializers.SerializerMethodField(
         help_text="The threshold in words, in the request's language."
@@ -104,6 +109,9 @@ class GuardSignalSerializer(serializers.Serializer):
         help_text="`message`'s ids and parameters; null for a signal evaluated before they "
         "were stored."
     )
+
+    def get_unit_label(self, spec: dict) -> str:
+        return guard_signal_api(spec)["unit_label"]
 
     def get_threshold(self, spec: dict) -> str:
         return guard_signal_api(spec)["threshold"]

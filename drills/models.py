@@ -7,6 +7,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 from console.append_only import AppendOnlyModel
 
@@ -153,6 +154,27 @@ class DrillRun(models.Model):
         return self.outcome == DrillOutcome.ABORTED
 
 
+# A history entry's kind (the `kind` column, an id) as the run page names it.
+EVENT_KIND_LABELS = {
+    "started": pgettext_lazy("drill history entry", "started"),
+    "injected": pgettext_lazy("drill history entry", "injected"),
+    "incident_linked": pgettext_lazy("drill history entry", "incident linked"),
+    "stop_requested": pgettext_lazy("drill history entry", "stop requested"),
+    "failed": pgettext_lazy("drill history entry", "failed"),
+    "fault_not_active": pgettext_lazy("drill history entry", "fault not active"),
+    "clear_note": pgettext_lazy("drill history entry", "clearing note"),
+    "clear_failed": pgettext_lazy("drill history entry", "clearing failed"),
+    "cleared": pgettext_lazy("drill history entry", "cleared"),
+    "scored": pgettext_lazy("drill history entry", "scored"),
+    # One per change the fault made, as the clearing reported it (drills/restore.py STEPS).
+    "restored": pgettext_lazy("drill history entry", "restored"),
+    "condition_cleared": pgettext_lazy("drill history entry", "condition cleared"),
+    "left_alone": pgettext_lazy("drill history entry", "left alone"),
+    "not_undone": pgettext_lazy("drill history entry", "not undone"),
+    "restore_step": pgettext_lazy("drill history entry", "clearing step"),
+}
+
+
 class DrillRunEvent(AppendOnlyModel):
     """The drill's own history: injected, incident linked, stopped, cleared, scored."""
 
@@ -174,3 +196,8 @@ class DrillRunEvent(AppendOnlyModel):
 
     def __str__(self) -> str:
         return f"drill run #{self.run_id} {self.kind}: {self.message[:60]}"
+
+    @property
+    def kind_label(self) -> str:
+        """The kind in the active language; a kind this version does not know, as stored."""
+        return str(EVENT_KIND_LABELS.get(self.kind, self.kind))

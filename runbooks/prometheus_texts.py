@@ -6,6 +6,7 @@ the triage's `down` list, the auto-triage payload that decides whether Prometheu
 down is news), so they are worded again where they are shown: `prometheus_said(text)`
 recognises the shapes below and gives the parts back, Prometheus' own text (its error,
 the connection's) staying a parameter. A string of no known shape is shown as it is.
+The triage's own notes (no data, a missing label, no runbook) are recognised the same way.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Any
 from django.utils.translation import gettext_noop
 
 from console.texts import Msg, as_api, msg, render, template_for, texts_register
+from runbooks import texts  # noqa: F401  (registry: the triage's notes, "runbooks.triage.*")
 
 texts_register(
     {
@@ -53,6 +55,10 @@ _SHAPES = (
     "runbooks.prometheus.answered",
     "runbooks.prometheus.series",
     "runbooks.prometheus.result_type",
+    # The triage's own notes on a check, and on an incident no runbook matches.
+    "runbooks.triage.no_data",
+    "runbooks.triage.needs_label",
+    "runbooks.triage.no_runbook",
 )
 _PARAM = re.compile(r"%\\\(([a-z_]+)\\\)s")
 

@@ -48,6 +48,14 @@ def action_item_choices(field_name: str) -> tuple[str, ...]:
     return tuple(str(value) for value, _ in field.flatchoices)
 
 
+def action_item_label(field_name: str, value: str) -> str:
+    """The label postmortems gives a choice of its action items ("automation" ->
+    Automation, in the active language); the value itself when it has none."""
+    field = apps.get_model("postmortems", "ActionItem")._meta.get_field(field_name)
+    assert isinstance(field, Field)
+    return str(dict(field.flatchoices).get(value, value))
+
+
 class CatalogError(ValueError):
     """A catalogue file is invalid. The message names the file and the field path."""
 
@@ -135,6 +143,11 @@ class ActionItemTemplate:
     description: str
     category: str
     priority: str
+
+    @property
+    def category_label(self) -> str:
+        """The category as postmortems' action items name it, in the active language."""
+        return action_item_label("category", self.category)
 
 
 @dataclass(frozen=True)

@@ -4,6 +4,7 @@ from rest_framework import serializers
 
 from runbooks.prometheus_texts import prometheus_text_api
 from runbooks.triage import TRIAGE_STATES
+from runbooks.units import unit_word
 
 I18N_HELP = (
     "The ids and parameters of the field beside it ([{id, params}]), for a client that "
@@ -19,7 +20,11 @@ class TriageCheckSerializer(serializers.Serializer):
     state = serializers.ChoiceField(choices=TRIAGE_STATES)
     comparator = serializers.CharField()
     threshold = serializers.FloatField()
-    unit = serializers.CharField()
+    unit = serializers.CharField(help_text='As the runbook catalogue writes it ("ratio", "s").')
+    unit_label = serializers.CharField(
+        allow_blank=True,
+        help_text='`unit` in words, in the request\'s language ("" for a yes/no reading).',
+    )
     message = serializers.CharField(
         allow_blank=True,
         help_text="A note on the answer or why there is none, in the "
@@ -103,7 +108,11 @@ class TriageSerializer(serializers.Serializer):
     )
     runbook = serializers.CharField(allow_blank=True, help_text='"" when no runbook matches.')
     title = serializers.CharField(allow_blank=True)
-    message = serializers.CharField(allow_blank=True)
+    message = serializers.CharField(
+        allow_blank=True,
+        help_text="Why there is no triage (no runbook matches), in the request's language.",
+    )
+    message_i18n = serializers.JSONField(allow_null=True, help_text=I18N_HELP)
     checks = TriageCheckSerializer(many=True)
     decision = DecisionSerializer()
     prometheus = PrometheusStatusSerializer()
@@ -116,7 +125,7 @@ def triage_data(result, recommended=()) -> dict:
         "incident": result.incident_id,
         "runbook": result.runbook_slug,
         "title": result.runbook_title,
-        "message": result.message,
+        **_message_data(result.message),
         "checks": [_check_data(c) for c in result.checks],
         "decision": {
             "branch": result.branch_id,
@@ -135,10 +144,18 @@ def _error_data(text: str) -> dict:
     return {"error": error, "error_i18n": ids}
 
 
+def _message_data(text: str) -> dict:
+    message, ids = prometheus_text_api(text)
+    return {"message": message, "message_i18n": ids}
+
+
 def _check_data(c) -> dict:
     fields = ("id", "question", "promql", "value", "state", "comparator", "threshold", "unit")
-    message, ids = prometheus_text_api(c.message)
-    return {**{f: getattr(c, f) for f in fields}, "message": message, "message_i18n": ids}
+    return {
+        **{f: getattr(c, f) for f in fields},
+        "unit_label": unit_word(c.unit),
+        **_message_data(c.message),
+    }
 
 
 def _recommended_data(a) -> dict:

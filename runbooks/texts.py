@@ -19,6 +19,13 @@ texts_register(
         "runbooks.step.root_cause": gettext_noop("Root cause"),
         "runbooks.step.fix": gettext_noop("Fix"),
         "runbooks.step.long_term": gettext_noop("Long-term"),
+        # A triage check's note (runbooks/triage.py writes it in English; the page and the
+        # API word it again: runbooks/prometheus_texts.py recognises these shapes too).
+        "runbooks.triage.no_data": gettext_noop("the query returned no data"),
+        "runbooks.triage.needs_label": gettext_noop("needs label %(labels)s"),
+        "runbooks.triage.no_runbook": gettext_noop(
+            "No runbook in the catalogue matches this incident's alerts."
+        ),
         "runbooks.auto_triage.prometheus_error": gettext_noop(
             "Auto-triage (%(runbook)s) could not ask Prometheus: %(error)s. It tries again "
             "every minute and posts when it answers; the runbook's steps still apply."

@@ -16,6 +16,7 @@ from incidents.timeline_text import timeline_text_register
 from runbooks.catalog import load_catalog
 from runbooks.schema import Runbook
 from runbooks.timeline_kinds import AUTO_TRIAGE, DIAGNOSIS_CONFIRMED
+from runbooks.units import with_unit
 
 
 def first_sentence(text: str) -> str:
@@ -41,7 +42,7 @@ def _state(state: str) -> str:
 def _number(value: Any, unit: str) -> str:
     if not isinstance(value, int | float):
         return gettext("no value")
-    return f"{value:.4g}{' ' + unit if unit else ''}"
+    return with_unit(value, unit)  # the unit in words too (ratio -> 比例; bool: 是/否)
 
 
 def _branch(payload: dict[str, Any], stored_first_line: str, english_head: str) -> Runbook | None:

@@ -10,6 +10,7 @@ from typing import Any
 from actions.guard.models import GuardWatch
 from actions.guard.wording import threshold_msg
 from console.texts import as_api, render
+from runbooks.units import unit_word
 
 
 def guard_texts_api(watch: GuardWatch) -> dict[str, Any]:
@@ -24,7 +25,8 @@ def guard_texts_api(watch: GuardWatch) -> dict[str, Any]:
 
 
 def guard_signal_api(spec: dict) -> dict[str, Any]:
-    """A signal's `message` (why its state) and `threshold` worded, with their `_i18n`."""
+    """A signal's `message` (why its state) and `threshold` worded, with their `_i18n`;
+    `unit_label`: its unit in words (`unit` stays the catalogue's id)."""
     threshold = threshold_msg(spec)
     parts = spec.get("message_msg")
     return {
@@ -32,6 +34,7 @@ def guard_signal_api(spec: dict) -> dict[str, Any]:
         "message_i18n": as_api(parts),
         "threshold": str(threshold),
         "threshold_i18n": as_api(threshold.stored),
+        "unit_label": unit_word(str(spec.get("unit") or "")),
     }
 
 

@@ -33,6 +33,7 @@ from actions.guard.wording import (
 from console.texts import Msg, msg, render
 from runbooks.placeholders import fill_promql, missing
 from runbooks.schema import COMPARATORS, Guard, GuardSignal
+from runbooks.units import unit_msg
 
 OK, BREACH, UNKNOWN = "ok", "breach", "unknown"
 # Shown, never counted: settling, gateway-wide context of a split change, excused by an
@@ -154,7 +155,7 @@ def judge(spec: dict, value: float | None, baseline: float | None) -> tuple[str,
     """One reading of a fleet-wide change against the value just before it: (state,
     message), ok, breach or unknown. Availability and quality breach when past the
     threshold now and not before; latency when `max_ratio` x the value before."""
-    title, unit = wording.title(spec), spec["unit"]
+    title, unit = wording.title(spec), unit_msg(spec["unit"])
     if value is None or math.isnan(value):
         return UNKNOWN, msg("guard.signal.no_data", title=title)
     if spec["type"] == "latency":
@@ -201,7 +202,7 @@ def judge_split(
     baseline): a breach only when the changed part is worse by the signal's own ratio
     (latency) or is past the threshold while the others are not. `what`/`others`: the
     split's phrases (words or a Msg)."""
-    title, unit = wording.title(spec), spec["unit"]
+    title, unit = wording.title(spec), unit_msg(spec["unit"])
     if _missing(changed):
         return UNKNOWN, msg("guard.split.no_data_changed", title=title, what=what)
     if _missing(unchanged):

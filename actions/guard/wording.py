@@ -12,6 +12,7 @@ from django.utils.functional import Promise
 
 from actions.guard import texts  # noqa: F401  (registers the "guard.*" ids)
 from console.texts import Msg, msg, texts_register
+from runbooks.units import unit_msg
 
 PODS = "pods"  # judge.PODS (judge imports this module)
 
@@ -111,7 +112,7 @@ def threshold_msg(spec: dict) -> Msg:
                 "guard.threshold.latency_floor",
                 ratio=ratio,
                 floor=f"{spec['min_value']:g}",
-                unit=spec["unit"],
+                unit=unit_msg(spec["unit"]),
             )
         return msg("guard.threshold.latency", ratio=ratio)
     return msg(
@@ -128,7 +129,7 @@ def shown_msg(spec: dict, value: float) -> Msg:
         )
     if spec["type"] == PODS:
         return msg("guard.shown.pods", share=f"{value:.0%}")
-    return msg("guard.shown.value", value=num(value), unit=spec["unit"])
+    return msg("guard.shown.value", value=num(value), unit=unit_msg(spec["unit"]))
 
 
 def trail(readings: Sequence[float | None], sep: str) -> str:

@@ -208,7 +208,7 @@ def test_no_runbook_is_an_empty_state_linking_the_catalogue(viewer, post_webhook
     )
     body = text(viewer.get(f"/runbooks/incidents/{incident.pk}/triage/", **HTMX))
     assert 'data-testid="no-runbook"' in body
-    assert 'has no <span class="mono">runbook</span> label' in body
+    assert "has no <code>runbook</code> label" in body
     assert 'href="/runbooks/"' in body
     signals = text(viewer.get(f"/runbooks/incidents/{incident.pk}/signals/", **HTMX))
     assert "No runbook matches this incident" in signals

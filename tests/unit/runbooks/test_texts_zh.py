@@ -116,7 +116,7 @@ def test_each_error_the_client_writes_is_worded_in_chinese(text, key):
 def test_raw_text_stays_a_parameter_and_other_text_is_shown_as_is():
     said = prometheus_said(f"Prometheus at {URL} answered 400: parse error: bad: x")
     assert said.stored[0][1] == {"url": URL, "status": "400", "error": "parse error: bad: x"}
-    assert prometheus_said("needs label pod") is None
+    assert prometheus_said("needs a label pod") is None
     with translation.override(ZH):
         assert prometheus_text("something else") == "something else"
         assert prometheus_text_api("") == ("", None)

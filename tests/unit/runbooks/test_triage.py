@@ -208,8 +208,8 @@ def test_api_answers_the_documented_shape(prom, incident, make_user, django_asse
         r = client.get(url(inc.pk))
     assert r.status_code == 200, r.content
     body = r.json()
-    assert set(body) == {"incident", "runbook", "title", "message", "checks", "decision",
-                         "prometheus", "evaluated_at", "lead"}  # fmt: skip
+    assert set(body) == {"incident", "runbook", "title", "message", "message_i18n", "checks",
+                         "decision", "prometheus", "evaluated_at", "lead"}  # fmt: skip
     assert body["incident"] == inc.pk
     assert body["lead"] is None  # it is part of no other incident (incidents/related)
     assert body["runbook"] == "nccl-hang"
@@ -219,7 +219,8 @@ def test_api_answers_the_documented_shape(prom, incident, make_user, django_asse
     assert body["prometheus"] == {"url": prom.url, "error": "", "error_i18n": None}
     check = body["checks"][0]
     assert set(check) == {"id", "question", "promql", "value", "state", "comparator",
-                          "threshold", "unit", "message", "message_i18n"}  # fmt: skip
+                          "threshold", "unit", "unit_label", "message",
+                          "message_i18n"}  # fmt: skip
     assert check["value"] == 12.0
     assert check["state"] == "firing"
 
