@@ -17,7 +17,10 @@ class PagerConfig(AppConfig):
         # registry: the pager's texts (console/texts/), "pager.<key>"
         # registry: timeline lines written before the core, in the viewer's language
         from incidents.timeline_text import timeline_text_register
-        from pager import texts  # noqa: F401
+        from pager import (
+            audit_texts,  # noqa: F401  (registry: the audit log's reasons, /audit/)
+            texts,  # noqa: F401
+        )
         from pager.escalation.timeline import reword as escalation_reword
 
         for kind in timeline_kinds.LABELS:

@@ -22,12 +22,15 @@ from django.db.models.signals import m2m_changed, post_save, pre_delete, pre_sav
 
 from console.api_tokens.models import ApiToken
 from console.api_tokens.services import api_tokens_revoke_all
+from console.audit import reasons
 from console.audit.models import AuditMethod
+from console.audit.reasons import audit_reason
 from console.audit.services import group_change_user_ids, roles_of
 from console.roles import ADMIN, ROLE_ORDER
 
-PASSWORD_CHANGED = "Password changed."  # noqa: S105  (an audit reason)
-DEACTIVATED = "Account deactivated."
+# Audit reasons (English; the /audit/ page words them, console/audit/reasons.py).
+PASSWORD_CHANGED = audit_reason(reasons.PASSWORD_CHANGED)
+DEACTIVATED = audit_reason(reasons.DEACTIVATED)
 NO_ROLE = -1
 WATCHED = {"password", "is_active", "is_superuser"}
 
@@ -111,7 +114,11 @@ def _check_at_commit(before: dict[int, int]) -> None:
         after = _ranks(list(wanted))
         for uid, rank in sorted(wanted.items()):
             if after.get(uid, NO_ROLE) < rank:
-                reason = f"Role changed from {_name(rank)} to {_name(after.get(uid, NO_ROLE))}."
+                reason = audit_reason(
+                    reasons.ROLE_LOWERED,
+                    role_before=_name(rank),
+                    role_after=_name(after.get(uid, NO_ROLE)),
+                )
                 api_tokens_revoke_all(user_id=uid, method=AuditMethod.GROUPS, reason=reason)
 
     transaction.on_commit(check)

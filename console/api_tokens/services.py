@@ -20,7 +20,9 @@ from django.utils.translation import gettext_noop
 from knox.settings import knox_settings
 
 from console.api_tokens.models import ApiToken
+from console.audit import reasons
 from console.audit.models import AuditKind, AuditMethod
+from console.audit.reasons import audit_reason
 from console.audit.services import audit_record
 from console.bounds import MAX_ID
 from console.errors import DomainError, NotAllowed, NotFound
@@ -99,7 +101,9 @@ def api_token_revoke(
         owner=token.user,
         tokens=[token],
         method=method,
-        reason="Revoked by its owner." if own else f"Revoked by {actor.get_username()}.",
+        reason=audit_reason(reasons.REVOKED_OWN)
+        if own
+        else audit_reason(reasons.REVOKED_BY, user=actor.get_username()),
         by=actor,
         request=request,
     )

@@ -21,15 +21,18 @@ from django.db.models import QuerySet
 from django.db.models.signals import m2m_changed
 from django.http import HttpRequest
 
+from console.audit import reasons
 from console.audit.models import AuditEvent, AuditKind, AuditMethod
+from console.audit.reasons import audit_reason
 from console.login_lockout import API_PREFIX, client_ip
 from console.roles import ROLE_ORDER
 
 USER_AGENT_MAX = AuditEvent._meta.get_field("user_agent").max_length or 512
 REASON_MAX = AuditEvent._meta.get_field("reason").max_length or 500
 USERNAME_MAX = 150
-WRONG_PASSWORD = "Wrong username or password."  # noqa: S105  (a message)
-LOCKED_OUT = "Locked out after too many failed logins (see Axes in the admin)."
+# English, from templates the /audit/ page words in the reader's language (reasons.py).
+WRONG_PASSWORD = audit_reason(reasons.WRONG_PASSWORD)
+LOCKED_OUT = audit_reason(reasons.LOCKED_OUT)
 OIDC_BACKEND = "console.oidc.backends.OIDCBackend"
 
 # Set while a caller records a role change itself (with the request it came in on).

@@ -23,7 +23,9 @@ from django.db import IntegrityError, transaction
 from django.http import HttpRequest
 from django.utils.translation import gettext_lazy, gettext_noop
 
+from console.audit import reasons
 from console.audit.models import AuditKind, AuditMethod
+from console.audit.reasons import audit_reason
 from console.audit.services import audit_record, role_change_recorded_by_caller, roles_of
 from console.errors import Translatable
 from console.oidc.models import OidcIdentity
@@ -170,7 +172,9 @@ def _role_set(*, user: User, role: str | None, groups: list[str], request: HttpR
             user=user,
             old=before,
             new=after,
-            reason=f"Groups claimed at sign-in: {', '.join(groups) or 'none'}.",
+            reason=audit_reason(reasons.GROUPS, groups=", ".join(groups))
+            if groups
+            else audit_reason(reasons.GROUPS_NONE),
         )
     is_staff = role == ADMIN  # the Django admin is for the admin role
     if user.is_staff != is_staff:

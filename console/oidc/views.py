@@ -19,7 +19,9 @@ from mozilla_django_oidc.views import (
     OIDCAuthenticationRequestView,
 )
 
+from console.audit import reasons
 from console.audit.models import AuditKind, AuditMethod
+from console.audit.reasons import audit_reason
 from console.audit.services import audit_record, failure_noted
 from console.errors import page_message
 from console.oidc.backends import ProviderUnavailable, provider
@@ -54,7 +56,7 @@ class ConsoleLoginView(LoginView):
                 method=AuditMethod.PASSWORD,
                 request=request,
                 username=str(request.POST.get("username", "")),
-                reason="Password login is turned off (PASSWORD_LOGIN=0).",
+                reason=audit_reason(reasons.PASSWORD_OFF),
             )
             context = options | {
                 "refused": PASSWORD_OFF % {"name": settings.OIDC_PROVIDER_NAME},

@@ -30,13 +30,14 @@ from console.permissions import require
 from console.surface import current_surface
 from console.texts import Msg, msg
 from incidents import permissions as perms
-from incidents.models import Alert, Incident, TimelineEventType
+from incidents.models import Alert, TimelineEventType
 from incidents.selectors import incident_for_update, incident_get
 from incidents.services.lifecycle import _clean_text
 from incidents.services.timeline import incident_event_record
 from incidents.silences import client as silences
 from incidents.silences import scope as scope_of
 from incidents.silences.client import IncidentSilence, Matcher, Silence
+from incidents.silences.comments import default_comment
 
 log = logging.getLogger(__name__)
 
@@ -46,10 +47,6 @@ MIN_MINUTES = 5
 MAX_MINUTES = 72 * 60
 COMMENT_MAX_CHARS = 1_000
 _MATCHERS_SHOWN = 600  # characters of matchers in a timeline message (all are in payload)
-
-
-def default_comment(incident: Incident, actor: User) -> str:
-    return f"#{incident.pk} {incident.title} - silenced from the console by {actor.get_username()}"
 
 
 def duration_text(minutes: int) -> str:

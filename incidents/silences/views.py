@@ -22,13 +22,9 @@ from incidents import permissions as perms
 from incidents import selectors, services
 from incidents.models import AlertStatus, Incident
 from incidents.silences.client import AlertmanagerError, base_url, incident_silences
+from incidents.silences.comments import default_comment_shown
 from incidents.silences.scope import BROADER, NOT_CREATED_HERE, ConfirmationRequired
-from incidents.silences.services import (
-    COMMENT_MAX_CHARS,
-    DEFAULT_MINUTES,
-    default_comment,
-    duration_words,
-)
+from incidents.silences.services import COMMENT_MAX_CHARS, DEFAULT_MINUTES, duration_words
 
 # What the form offers; the API takes any whole number of minutes within the bounds.
 DURATIONS = (30, 60, 120, 240, 480, 1440, 4320)
@@ -44,7 +40,8 @@ def _form(*, incident: Incident, user, values=None, error: str = "", note: str =
     values = values or {}
     return {
         "durations": [(m, duration_words(m)) for m in DURATIONS],
-        "default_comment": default_comment(incident, user),
+        # Shown in the viewer's language; Alertmanager gets it in English (comments.py).
+        "default_comment": default_comment_shown(incident, user),
         "comment_max": COMMENT_MAX_CHARS,
         "scope_alert": _alert_id(values.get("scope", "")),
         "duration": _minutes(values.get("duration", "")) or DEFAULT_MINUTES,

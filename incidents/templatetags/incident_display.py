@@ -10,6 +10,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import pgettext_lazy
 
 from incidents.models import IncidentStatus
+from incidents.silences.comments import comment_shown
 from incidents.timeline_text import timeline_text
 
 register = template.Library()
@@ -74,6 +75,33 @@ _SILENCE_STATES = {
     "pending": pgettext_lazy("silence state", "pending"),
     "expired": pgettext_lazy("silence state", "expired"),
 }
+
+
+# Who wrote a timeline entry that has no person (TimelineEvent.source): stored ids.
+_SOURCES = {
+    "system": pgettext_lazy("timeline source", "system"),
+    "alertmanager": pgettext_lazy("timeline source", "Alertmanager"),
+    "console": pgettext_lazy("timeline source", "console"),
+    "slack": pgettext_lazy("timeline source", "Slack"),
+    "mattermost": pgettext_lazy("timeline source", "Mattermost"),
+    "pager": pgettext_lazy("timeline source", "pager"),
+    "auto-triage": pgettext_lazy("timeline source", "auto-triage"),
+    "worker": pgettext_lazy("timeline source", "worker"),
+}
+
+
+@register.filter
+def source_label(value: str) -> str:
+    """A timeline source in the viewer's words; "" for one this version does not know
+    (the page shows its id as code)."""
+    label = _SOURCES.get(value)
+    return str(label) if label is not None else ""
+
+
+@register.filter
+def silence_comment(value: str) -> str:
+    """The console's default silence comment in the viewer's language; a person's as is."""
+    return comment_shown(value)
 
 
 @register.filter

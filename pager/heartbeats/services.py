@@ -28,7 +28,9 @@ from console.audit.models import AuditKind, AuditMethod
 from console.audit.services import audit_record
 from console.errors import DomainError, NotFound
 from console.permissions import require
+from pager import audit_texts as A
 from pager import permissions as perms
+from pager.audit_texts import audit_reason
 from pager.heartbeats.check import heartbeat_evaluate, heartbeats_check
 from pager.heartbeats.console import console_beat_due
 from pager.heartbeats.selectors import beating
@@ -131,7 +133,8 @@ def heartbeat_create(
         interval_seconds=interval_seconds,
         grace_seconds=grace_seconds,
     )
-    _audit(actor, f"Heartbeat {heartbeat.name} ({heartbeat.slug}) created", heartbeat)
+    said = audit_reason(A.HEARTBEAT_CREATED, name=heartbeat.name, slug=heartbeat.slug)
+    _audit(actor, said, heartbeat)
     return heartbeat, token
 
 
@@ -167,7 +170,7 @@ def heartbeat_token_rotate(*, heartbeat_id: int, actor: User | AnonymousUser | N
         )
     token, heartbeat.token_hash = _new_token()
     heartbeat.save(update_fields=["token_hash"])
-    _audit(actor, f"Token of heartbeat {heartbeat.name} rotated", heartbeat)
+    _audit(actor, audit_reason(A.HEARTBEAT_TOKEN, name=heartbeat.name), heartbeat)
     return token
 
 
@@ -180,7 +183,7 @@ def heartbeat_delete(*, heartbeat_id: int, actor: User | AnonymousUser | None) -
         heartbeat = _locked(heartbeat_id)
         heartbeat.enabled = False
         heartbeat.save(update_fields=["enabled"])
-        _audit(actor, f"Heartbeat {heartbeat.name} deleted", heartbeat)
+        _audit(actor, audit_reason(A.HEARTBEAT_DELETED, name=heartbeat.name), heartbeat)
     heartbeat_evaluate(heartbeat_id=heartbeat_id, now=timezone.now())
     Heartbeat.objects.filter(pk=heartbeat_id).delete()
 

@@ -28,7 +28,9 @@ from console.errors import DomainError, NotFound
 from console.permissions import require
 from incidents.models import Incident, IncidentStatus
 from incidents.services.timeline import incident_events_record
+from pager import audit_texts as A
 from pager import permissions as perms
+from pager.audit_texts import audit_reason
 from pager.maintenance.channel import summary_post
 from pager.maintenance.recurrence import RecurrenceError, overlaps_itself, series
 from pager.maintenance.selectors import incidents_opened_inside, occurrences
@@ -150,7 +152,7 @@ def window_create(
         reason=reason,
         created_by=actor if isinstance(actor, User) else None,
     )
-    _audit(actor, f"Maintenance window {window.name} created", window)
+    _audit(actor, audit_reason(A.WINDOW_CREATED, name=window.name), window)
     return window
 
 
@@ -182,7 +184,7 @@ def window_cancel(*, window_id: int, actor: User | AnonymousUser | None) -> Main
         )
     window.cancelled_at = timezone.now()
     window.save(update_fields=["cancelled_at"])
-    _audit(actor, f"Maintenance window {window.name} cancelled", window)
+    _audit(actor, audit_reason(A.WINDOW_CANCELLED, name=window.name), window)
     return window
 
 

@@ -8,6 +8,8 @@ from datetime import date, datetime
 
 from django import template
 from django.utils import dateformat
+from django.utils.html import conditional_escape, format_html
+from django.utils.safestring import mark_safe
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext, pgettext_lazy
 
@@ -122,3 +124,20 @@ def test_result(result: str) -> str:
     """A contact method's stored test outcome in the page's language."""
     found = contact_test_words(result or "")
     return str(found) if found is not None else (result or "")
+
+
+# What feeds a console heartbeat (pager/heartbeats/console.py): Heartbeat.source ids.
+_BEAT_SOURCE = pgettext_lazy("heartbeat source", "Celery beat (the periodic scheduler)")
+_WORKER_SOURCE = pgettext_lazy("heartbeat source", "Celery workers of queue %(queue)s")
+
+
+@register.filter
+def heartbeat_source(source: str) -> str:
+    """A console heartbeat's source in the viewer's words; "" for any other (a Watchdog's
+    replica URL: shown as written)."""
+    if source == "beat":
+        return str(_BEAT_SOURCE)
+    if source.startswith("worker:"):
+        queue = format_html("<code>{}</code>", source.removeprefix("worker:"))
+        return mark_safe(conditional_escape(str(_WORKER_SOURCE)) % {"queue": queue})  # noqa: S308
+    return ""

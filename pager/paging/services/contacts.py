@@ -21,7 +21,9 @@ from console.audit.models import AuditKind, AuditMethod
 from console.audit.services import audit_record
 from console.errors import DomainError, NotFound
 from console.permissions import require
+from pager import audit_texts as A
 from pager import permissions as perms
+from pager.audit_texts import audit_reason
 from pager.models import ContactKind, ContactMethod
 from pager.paging.messages import test_text
 from pager.paging.methods import KIND_WORDS, address_check, address_masked
@@ -77,8 +79,12 @@ def _audit(actor: User, method: ContactMethod, verb: str, old: Any, new: Any) ->
         kind=AUDIT_KIND,
         method=AUDIT_METHOD,
         user=actor,
-        reason=f"{verb} {KIND_WORDS.get(method.kind, method.kind)} contact method "
-        f"#{method.pk} of {method.user.get_username()}",
+        reason=audit_reason(
+            A.METHOD_VERBS[verb],
+            method_kind=KIND_WORDS.get(method.kind, method.kind),
+            id=method.pk,
+            user=method.user.get_username(),
+        ),
         old=old,
         new=new,
     )

@@ -14,7 +14,9 @@ from django.utils.translation import gettext_lazy as _
 from django.utils.translation import gettext_noop
 
 from console.permissions import require
+from pager import audit_texts as A
 from pager import permissions
+from pager.audit_texts import audit_reason
 from pager.models import PagerProfile, Schedule
 from pager.models.schedules import feed_key
 from pager.schedules import selectors
@@ -54,7 +56,7 @@ def schedule_ical_upload(*, schedule_id: int, text: str, actor: User) -> list[Ic
     schedule.save(update_fields=["ical_text", "ical_fetched_at", "ical_error"])
     audit(
         actor,
-        f"Calendar uploaded to {schedule.name}: {count} event(s)",
+        audit_reason(A.CALENDAR_UPLOADED, schedule=schedule.name, count=count),
         schedule=schedule.pk,
         events=count,
     )
@@ -131,7 +133,7 @@ def feed_key_rotate(
         schedule = schedule_get(schedule_id, lock=True)
         schedule.feed_key = key
         schedule.save(update_fields=["feed_key"])
-        audit(actor, f"Feed address of {schedule.name} changed", schedule=schedule.pk)
+        audit(actor, audit_reason(A.FEED_CHANGED, schedule=schedule.name), schedule=schedule.pk)
         return key
     person = user or actor
     require(
@@ -142,5 +144,6 @@ def feed_key_rotate(
     profile = pager_profile_ensure(user=person)
     profile.feed_key = key
     profile.save(update_fields=["feed_key"])
-    audit(actor, f"Personal feed address of {person.get_username()} changed", user=person.pk)
+    said = audit_reason(A.PERSONAL_FEED_CHANGED, user=person.get_username())
+    audit(actor, said, user=person.pk)
     return key

@@ -12,7 +12,9 @@ from django.utils.translation import gettext_noop
 
 from console.errors import DomainError, NotFound
 from console.permissions import require
+from pager import audit_texts as A
 from pager import permissions
+from pager.audit_texts import audit_reason
 from pager.models import Override, OverrideSource, Schedule, ShiftSwap, SwapState
 from pager.schedules import selectors
 from pager.schedules.services.checks import (
@@ -81,8 +83,14 @@ def _override_make(
     )
     audit(
         actor,
-        f"{person.get_username()} on call for {schedule.name} from {utc(starts_at)} "
-        f"to {utc(ends_at)} ({source})",
+        audit_reason(
+            A.ON_CALL,
+            user=person.get_username(),
+            schedule=schedule.name,
+            starts=utc(starts_at),
+            ends=utc(ends_at),
+            override_source=source,
+        ),
         schedule=schedule.pk,
         override=override.pk,
         user=person.pk,
@@ -121,8 +129,12 @@ def override_cancel(*, override_id: int, actor: User) -> Override:
     )
     audit(
         actor,
-        f"Override {override.pk} of {override.user.get_username()} "
-        f"on {override.schedule.name} {how}",
+        audit_reason(
+            A.OVERRIDE_ENDS[how],
+            id=override.pk,
+            user=override.user.get_username(),
+            schedule=override.schedule.name,
+        ),
         schedule=override.schedule_id,
         override=override.pk,
         outcome=how,
@@ -193,8 +205,13 @@ def swap_request(
     )
     audit(
         actor,
-        f"{actor.get_username()} asks for a swap on {schedule.name} from "
-        f"{utc(starts_at)} to {utc(ends_at)}",
+        audit_reason(
+            A.SWAP_ASKED,
+            user=actor.get_username(),
+            schedule=schedule.name,
+            starts=utc(starts_at),
+            ends=utc(ends_at),
+        ),
         schedule=schedule.pk,
         swap=swap.pk,
         starts_at=starts_at,
@@ -276,7 +293,7 @@ def swap_cancel(*, swap_id: int, actor: User) -> ShiftSwap:
     swap.save(update_fields=["state", "decided_at"])
     audit(
         actor,
-        f"Swap {swap.pk} on {swap.schedule.name} cancelled",
+        audit_reason(A.SWAP_CANCELLED, id=swap.pk, schedule=swap.schedule.name),
         schedule=swap.schedule_id,
         swap=swap.pk,
     )
