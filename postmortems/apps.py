@@ -33,3 +33,6 @@ class PostmortemsConfig(AppConfig):
         # registry: the demo history's own ids (postmortems.demo.in_place), so its rows
         # are worded even when seed_demo has not run in this process
         from postmortems.demo import texts as demo_texts  # noqa: F401
+
+        # registry: why an incident is similar (postmortems.similar.*)
+        from postmortems.similar import texts as similar_texts  # noqa: F401

@@ -1,10 +1,13 @@
 """API shapes of postmortems and action items."""
 
+from typing import Any
+
 from django.conf import settings
 from django.utils import timezone
 from rest_framework import serializers
 
 from console.bounds import BoundedDateField, IdField
+from postmortems.languages import document_language
 from postmortems.models import (
     OPEN_ITEM_STATUSES,
     ActionItem,
@@ -15,6 +18,7 @@ from postmortems.models import (
     PostmortemTimelineEntry,
     Priority,
 )
+from runbooks.prometheus_texts import prometheus_text_api
 
 
 class TimelineEntrySerializer(serializers.ModelSerializer):
@@ -33,12 +37,27 @@ class TimelineEntrySerializer(serializers.ModelSerializer):
 
 
 class SnapshotSerializer(serializers.ModelSerializer):
+    error = serializers.SerializerMethodField(
+        help_text="Why the chart was not captured, in the request's language (Prometheus' "
+        'own text and its address kept as they are); "" when it was.'
+    )
+    error_i18n = serializers.SerializerMethodField(
+        help_text='The error\'s message ids and parameters ([{"id", "params"}]), or '
+        "null when there is none or it has no known shape."
+    )
+
     class Meta:
         model = MetricSnapshot
         fields = [
             "chart_id", "title", "unit", "promql", "start", "end", "step_seconds", "series",
-            "error", "captured_at",
+            "error", "error_i18n", "captured_at",
         ]  # fmt: skip
+
+    def get_error(self, snap) -> str:
+        return prometheus_text_api(snap.error)[0] if snap.error else ""
+
+    def get_error_i18n(self, snap) -> list[dict[str, Any]] | None:
+        return prometheus_text_api(snap.error)[1] if snap.error else None
 
 
 class ActionItemSerializer(serializers.ModelSerializer):
@@ -46,6 +65,11 @@ class ActionItemSerializer(serializers.ModelSerializer):
     incident = serializers.IntegerField(source="incident_id")
     postmortem = serializers.IntegerField(source="postmortem_id", allow_null=True)
     overdue = serializers.SerializerMethodField()
+    language = serializers.SerializerMethodField(
+        help_text="The language of title and description when they came with a postmortem "
+        "(its draft language: a suggestion is drafted in it, and stored text is never "
+        "translated); null for an item added without one."
+    )
 
     class Meta:
         model = ActionItem
@@ -53,7 +77,11 @@ class ActionItemSerializer(serializers.ModelSerializer):
             "id", "title", "description", "owner", "due_date", "priority", "category",
             "status", "wont_do_reason", "incident", "postmortem", "external_url",
             "namespace", "runbook", "source", "created_at", "updated_at", "closed_at", "overdue",
+            "language",
         ]  # fmt: skip
+
+    def get_language(self, item) -> str | None:
+        return document_language(item.postmortem) if item.postmortem_id else None
 
     def get_overdue(self, item) -> bool:
         return item.status in OPEN_ITEM_STATUSES and item.due_date < timezone.localdate()

@@ -61,6 +61,10 @@ texts_register(
         "postmortems.change.new_lines": ngettext_lazy(
             "%(count)s new timeline line", "%(count)s new timeline lines", "count"
         ),
+        # The edit history's refresh row (its stored English is read back: views/history.py).
+        "postmortems.history.refreshed": gettext_noop(
+            "facts refreshed from incident #%(id)s; %(lines)s"
+        ),
         "postmortems.change.updated_lines": ngettext_lazy(
             "%(count)s timeline line updated", "%(count)s timeline lines updated", "count"
         ),

@@ -24,6 +24,8 @@ from postmortems.services import (
     postmortem_update,
 )
 
+DEMO_LANGUAGE = "en"
+
 # What the team wrote once they knew (the drafted root cause is the runbook's generic
 # one): the line each postmortem's root cause starts with, per runbook.
 FOUND = {
@@ -69,7 +71,9 @@ def _document(story: Story, incident_id: int, admin, commander) -> tuple[Postmor
     published as far as `story.postmortem` says."""
     day = story.resolved + timedelta(hours=16)
     with clock_at(day):
-        pm = postmortem_draft(incident_id=incident_id, actor=admin)
+        # Drafted in English, whoever seeds: the team's words below (FOUND, LESSONS) are
+        # English, and a document is written in one language (its page marks it `lang`).
+        pm = postmortem_draft(incident_id=incident_id, actor=admin, language=DEMO_LANGUAGE)
     with clock_at(day + timedelta(hours=1)):
         pm = postmortem_update(
             postmortem_id=pm.pk, actor=admin, version=pm.version,

@@ -7,9 +7,23 @@ plotly.min.js unchanged, so what a chart shows is decided (and tested) here, in 
 from __future__ import annotations
 
 from django.utils.translation import gettext as _
+from django.utils.translation import pgettext
 
 from postmortems.models import ItemCategory
+from postmortems.reports.selectors import UNCATEGORISED
 from postmortems.reports.shapes import Report, minutes
+
+
+def _month_axis() -> dict:
+    # d3 time formats in the viewer's language: plotly names months in English only.
+    fmt = pgettext("chart month axis (d3 time format)", "%b %Y")
+    return {"type": "date", "tickformat": fmt, "hoverformat": fmt, "dtick": "M1"}
+
+
+def _day_axis() -> dict:
+    fmt = pgettext("chart date axis (d3 time format)", "%b %-d")
+    return {"type": "date", "tickformat": fmt, "hoverformat": fmt}
+
 
 SEVERITY_COLOURS = {"SEV1": "#b71c1c", "SEV2": "#e65100", "SEV3": "#f9a825", "SEV4": "#607d8b"}
 
@@ -56,7 +70,7 @@ def burndown(report: Report) -> dict:
                 "marker": {"color": "rgba(46,125,50,0.55)"},
             },
         ],
-        "layout": _layout(_("Action items"), xaxis={"type": "date"}, barmode="group"),
+        "layout": _layout(_("Action items"), xaxis=_day_axis(), barmode="group"),
     }
 
 
@@ -82,9 +96,7 @@ def response_times(report: Report) -> dict:
                 "connectgaps": False,
             },
         ],
-        "layout": _layout(
-            _("Minutes"), xaxis={"type": "date", "tickformat": "%b %Y", "dtick": "M1"}
-        ),
+        "layout": _layout(_("Minutes"), xaxis=_month_axis()),
     }
 
 
@@ -104,15 +116,22 @@ def incidents_by_severity(report: Report) -> dict:
     }
 
 
+def _category_title(row: dict) -> str:
+    if row["category"] == UNCATEGORISED:
+        return _("No runbook / unknown runbook")
+    return row["title"] or row["category"]
+
+
 def incidents_by_category(report: Report) -> dict:
     rows = report.incidents["by_category"]
     return {
         "data": [
             {
                 "type": "bar",
-                "x": [r["category"] for r in rows],
+                # The catalogue's title in the viewer's language, not the id.
+                "x": [_category_title(r) for r in rows],
                 "y": [r["n"] for r in rows],
-                "hovertext": [r["title"] for r in rows],
+                "hovertext": [r["category"] for r in rows],
                 "name": _("Incidents"),
                 "marker": {"color": "#5c6bc0"},
             }
@@ -132,7 +151,7 @@ def open_items_by_category(report: Report) -> dict:
         "data": [
             {
                 "type": "bar",
-                "x": list(totals),
+                "x": [str(ItemCategory(c).label) for c in totals],
                 "y": list(totals.values()),
                 "name": _("Open items"),
                 "marker": {"color": "#00897b"},

@@ -153,7 +153,7 @@ def overdue_items(
     qs = (
         _items(filters)
         .filter(OPEN, due_date__lt=filters.today)
-        .select_related("owner", "incident")
+        .select_related("owner", "incident", "postmortem")
         .order_by("due_date", "id")
     )
 

@@ -16,6 +16,7 @@ from console.permissions import HasConsoleRole, require_perm
 from incidents.permissions import VIEW
 from incidents.selectors import incident_get
 from postmortems.similar.selectors import Similar, SimilarIncidents, incident_similar
+from postmortems.similar.texts import reason_api
 
 
 class SimilarFixSerializer(serializers.Serializer):
@@ -56,7 +57,14 @@ class SimilarIncidentSerializer(serializers.Serializer):
     )
     reasons = serializers.ListField(
         child=serializers.CharField(),
-        help_text='"same runbook <slug>", "same LWS <namespace>/<lws>", "same node <node>".',
+        help_text='Why it is similar, in the request\'s language: "same runbook <slug>", '
+        '"same LWS <namespace>/<lws>", "same node <node>" (the name as it is).',
+    )
+    reasons_i18n = serializers.ListField(
+        child=serializers.JSONField(allow_null=True),
+        help_text='Per reason, its message ids and parameters ([{"id", "params"}]: '
+        "postmortems.similar.runbook, .lws or .node with `what`), or null for a reason "
+        "of no known shape.",
     )
     fixes = SimilarFixSerializer(many=True, help_text="Its succeeded action runs.")
     postmortem = SimilarPostmortemSerializer(allow_null=True)
@@ -78,6 +86,11 @@ class SimilarIncidentsSerializer(serializers.Serializer):
     similar = SimilarIncidentSerializer(many=True)
 
 
+def _reasons(reasons: tuple[str, ...]) -> dict[str, list[Any]]:
+    worded = [reason_api(r) for r in reasons]
+    return {"reasons": [w for w, _ids in worded], "reasons_i18n": [ids for _w, ids in worded]}
+
+
 def _item_data(s: Similar, today) -> dict[str, Any]:
     inc, pm = s.incident, s.postmortem
     return {
@@ -90,7 +103,7 @@ def _item_data(s: Similar, today) -> dict[str, Any]:
         "triggered_at": inc.triggered_at,
         "resolved_at": inc.resolved_at,
         "duration_seconds": int(s.duration.total_seconds()) if s.duration else None,
-        "reasons": list(s.reasons),
+        **_reasons(s.reasons),
         "fixes": [
             {
                 "id": r.pk,

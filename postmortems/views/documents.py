@@ -25,6 +25,7 @@ from console.web import console_view, denied, refused
 from incidents.selectors import incident_get
 from postmortems import selectors, services
 from postmortems.blameless import blameless_check_fields
+from postmortems.languages import document_foreign_language
 from postmortems.markdown.document import DURATIONS, duration, postmortem_markdown
 from postmortems.models import (
     SECTION_ORDER,
@@ -51,6 +52,10 @@ from postmortems.views.common import (
     postmortem_or_404,
     reviewer_candidates,
 )
+from postmortems.views.history import history_rows
+from runbooks.catalog import load_catalog
+from runbooks.prometheus_texts import prometheus_text
+from runbooks.units import unit_word
 
 PER_PAGE = 25
 HISTORY_PER_PAGE = 100
@@ -170,20 +175,34 @@ def _charts(pm) -> list[dict]:
         else:
             groups.append((moment, [str(label)]))
     marks = {" & ".join(labels): m.strftime("%Y-%m-%d %H:%M:%S") for m, labels in groups}
-    return [
-        {
-            "snap": snap,
-            "dom_id": f"pm-chart-{snap.pk}",
-            "data": {
-                "title": snap.title,
-                "unit": snap.unit,
-                "series": snap.series,
-                "marks": marks,
-                "message": snap.error,
-            },
-        }
-        for snap in pm.snapshots.all()
-    ]
+    # A chart is its runbook's golden signal: its title in the reader's language from the
+    # catalogue; one the catalogue no longer has keeps the stored title (draft language).
+    runbook = load_catalog().get(pm.runbook) if pm.runbook else None
+    signals = {s.id: s.title for s in runbook.golden_signals} if runbook else {}
+    foreign = document_foreign_language(pm)
+    charts = []
+    for snap in pm.snapshots.all():
+        title = signals.get(snap.chart_id) or snap.title
+        error = prometheus_text(snap.error) if snap.error else ""
+        unit = unit_word(snap.unit)  # the catalogue's unit id, worded ("" for yes/no)
+        charts.append(
+            {
+                "snap": snap,
+                "title": title,
+                "title_lang": None if snap.chart_id in signals else foreign,
+                "error": error,
+                "unit": unit,
+                "dom_id": f"pm-chart-{snap.pk}",
+                "data": {
+                    "title": title,
+                    "unit": unit,
+                    "series": snap.series,
+                    "marks": marks,
+                    "message": error,
+                },
+            }
+        )
+    return charts
 
 
 def document_context(request: AuthedRequest, pm, *, typed: dict | None = None) -> dict:
@@ -309,7 +328,8 @@ def postmortem_history(request: AuthedRequest, pk: int):
     pm = postmortem_or_404(pk)
     edits = selectors.postmortem_edits(postmortem_id=pm.pk).order_by("-at", "-id")
     page = Paginator(edits, HISTORY_PER_PAGE).get_page(request.GET.get("page"))
-    return render(request, "postmortems/history.html", {"pm": pm, "page": page})
+    rows = history_rows(pm, page.object_list)
+    return render(request, "postmortems/history.html", {"pm": pm, "page": page, "rows": rows})
 
 
 @require_GET

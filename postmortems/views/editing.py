@@ -43,6 +43,7 @@ def _entry_row(request: AuthedRequest, entry_id: int):
     fields = {f"timeline:{entry.pk}": entry.text} if entry.included else {}
     context = {
         "row": {"entry": entry, "warnings": blameless_check_fields(fields, people=people)},
+        "pm": entry.postmortem,  # the document's language marks the line (lang)
         "can_edit": can_edit(request.user, entry.postmortem),
     }
     return render(request, "postmortems/_entry.html", context)

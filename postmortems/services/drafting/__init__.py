@@ -41,6 +41,7 @@ from postmortems.services.drafting.timeline import BATCH, timeline_entries
 from postmortems.services.incident_timeline import listed, postmortem_event
 from postmortems.services.revisions import content_changed
 from postmortems.transitions import check_drafting
+from runbooks.catalog import load_catalog
 from runbooks.charts import incident_charts
 from runbooks.triage import incident_runbook
 
@@ -152,7 +153,8 @@ def postmortem_draft_build(*, postmortem_id: int) -> Postmortem:
         return pm  # a redelivered task: drafted, or failed and waiting for a person's retry
     incident = pm.incident
     try:
-        snapshots = _snapshots(incident)
+        with translation.override(pm.language):  # chart titles are the document's too
+            snapshots = _snapshots(incident)
         with transaction.atomic(), translation.override(pm.language):
             pm = Postmortem.objects.select_for_update().get(pk=postmortem_id)
             if pm.draft_state != DraftState.PENDING:
@@ -265,7 +267,7 @@ def _fill(pm: Postmortem, incident: Incident) -> None:
                 "_Starting point from the runbook “%(title)s” (%(category)s); confirm or "
                 "replace it with what you found._"
             )
-            % {"title": runbook.title, "category": runbook.category}
+            % {"title": runbook.title, "category": _category_title(runbook.category)}
             + f"\n\n{runbook.root_cause}"
         )
         pm.suggestions = [
@@ -278,6 +280,12 @@ def _fill(pm: Postmortem, incident: Incident) -> None:
             }
             for i, t in enumerate(runbook.long_term)
         ]
+
+
+def _category_title(name: str) -> str:
+    """A failure category's title in the active (the draft's) language."""
+    category = load_catalog().categories.get(name)
+    return category.title if category is not None else name
 
 
 def _timeline(pm: Postmortem, incident: Incident) -> None:
@@ -331,7 +339,8 @@ def postmortem_refresh(*, postmortem_id: int, actor: User) -> Postmortem:
             gettext_noop("The postmortem is still being drafted."), code="invalid_state"
         )
     incident = pm.incident
-    snapshots = _snapshots(incident)  # Prometheus first, outside the transaction
+    with translation.override(pm.language):  # Prometheus first, outside the transaction
+        snapshots = _snapshots(incident)
     # New and updated lines in the draft's language, whoever refreshes: a line nobody
     # reworded is compared with the fresh one, and a language change is not news.
     with transaction.atomic(), translation.override(pm.language):

@@ -235,7 +235,7 @@ def test_responder_edits_but_cannot_publish_commander_publishes_admin_corrects(c
     history = text(client.get(f"/postmortems/{pm.pk}/history/"))
     assert "Corrected." in history
     assert "ada" in history
-    assert "published" in history
+    assert "Published" in history  # the status, worded
 
 
 def test_a_stale_version_is_refused_and_the_typed_text_kept(client, pm, people):

@@ -308,7 +308,9 @@ def test_charts_are_plotly_figures(dataset):
     sev = figs["chart-by-severity"]["data"][0]
     assert (sev["x"], sev["y"]) == (["SEV1", "SEV2", "SEV3", "SEV4"], [2, 2, 1, 0])
     open_cat = figs["chart-open-by-category"]["data"][0]
-    assert dict(zip(open_cat["x"], open_cat["y"], strict=True))["monitoring"] == 2
+    assert (
+        dict(zip(open_cat["x"], open_cat["y"], strict=True))["Monitoring"] == 2
+    )  # the label, not the id
 
 
 def charts_report(dataset):

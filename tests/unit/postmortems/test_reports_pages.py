@@ -96,7 +96,7 @@ def test_page_shows_the_numbers_tables_and_chart_data(client, viewer, dataset):
     assert not re.search(r'(?:src|href)="(?:https?:)?//', page)
     assert 'data-testid="repeats"' in page
     assert "I5 ttft-spike" in page
-    assert "Feb 2026" in page  # the empty month is a row, not missing
+    assert "February 2026" in page  # the empty month is a row, not missing (YEAR_MONTH_FORMAT)
 
 
 def test_bad_filters_render_with_a_message(client, viewer):
