@@ -18,6 +18,7 @@ _BLOCK = re.compile(r"<!-- kept-as-written -->(.*?)<!-- /kept-as-written -->", r
 # A chunk between spaces: a URL, an address, a path or an id is one code, never words.
 _CODE_CHUNK = re.compile(r"^(https?://|/|[\w.+-]+@[\w.-]+$)|[/:=_#@]|\w\.\w")
 _CJK_PUNCT = re.compile("[\u3000-\u303f\uff00-\uffef\u4e00-\u9fff]")
+_LATIN_QUOTE = re.compile("[\u201c\u300c]([\x20-\x7e]+)[\u201d\u300d]")
 _MIXED = re.compile(r"(?=.*\d)(?=.*[A-Za-z])\w+")
 _QUOTES = "'\u2018\u2019"
 # A letter run glued to digits (5xx, 72b, H100) is a code, never a word.
@@ -46,11 +47,16 @@ def english_words(text: str, allowed: Iterable[str] = ()) -> list[str]:
     names = {a.lower() for a in allowed if a}
     kept = kept_as_written()
     found = []
+    # A quote in Latin letters inside Chinese text is a log line or a message as it was
+    # printed ("CUDA error during graph capture"), kept as written on purpose.
+    text = _LATIN_QUOTE.sub(" ", text)
     # Chinese punctuation ends a word as a space does ("ttft-spike：..." is one name).
     for chunk in _CJK_PUNCT.sub(" ", text).split():
         bare = chunk.strip('()[]{}<>,.;:!?"“”（）【】，。：；！？、' + _QUOTES)
-        if not bare or bare.lower() in names:
-            continue
+        if not bare or bare.lower() in names or bare.lower() in kept:
+            continue  # all-reduce, nccl-tests, Retry-After: kept whole
+        if bare.count("-") >= 2 and bare.islower():
+            continue  # a parameter's name (gpu-memory-utilization)
         if _CODE_CHUNK.search(bare) or ("-" in bare and any(c.isdigit() for c in bare)):
             continue  # a Kubernetes object name (qwen-72b-0) is an id
         if bare.startswith("-") or _MIXED.fullmatch(bare):
