@@ -6,9 +6,7 @@ revisions.
 
 from __future__ import annotations
 
-import re
 from datetime import datetime
-from functools import cache
 
 from django.conf import settings
 from django.utils import timezone
@@ -17,7 +15,8 @@ from django.utils.translation import gettext_noop
 from actions import texts  # noqa: F401  (registry: the ids below)
 from actions.kinds import KINDS, ParamError, Revision
 from actions.models import ConfigRevision
-from console.texts import Msg, msg, render, template_for, texts_register
+from console.texts import Msg, msg, texts_register
+from console.texts.recognise import recognise, reworded
 
 # Why a revision was stored. `reason` is a column of text, written in English by the
 # capture (actions/capture.py, access.py), the worker (execution.py) and the preview
@@ -37,28 +36,16 @@ texts_register(
         "actions.revision.label": gettext_noop("r%(id)s: %(reason)s"),
     }
 )
-_PARAM = re.compile(r"%\\\(([a-z_]+)\\\)s")
-
-
-@cache
-def _pattern(key: str) -> re.Pattern[str]:
-    english = str(template_for(key))
-    return re.compile("^" + _PARAM.sub(r"(?P<\1>.+?)", re.escape(english)) + "$", re.S)
 
 
 def revision_reason(reason: str) -> Msg | None:
     """The parts of a reason of a known shape; None for any other text (shown as it is)."""
-    for key in REASONS:
-        found = _pattern(key).match(reason or "")
-        if found is not None:
-            return msg(key, **found.groupdict())
-    return None
+    return recognise(reason, REASONS)
 
 
 def revision_reason_text(reason: str) -> str:
     """`reason` in the active language."""
-    said = revision_reason(reason)
-    return render(said.stored, fallback=reason) if said is not None else (reason or "")
+    return reworded(reason, REASONS)
 
 
 CONFIGMAP_KINDS = ("rollback_router_config", "update_gateway_limits")

@@ -11,7 +11,7 @@ from actions.models import ActionRun, ActionRunEvent, ActionRunStatus
 from actions.selectors import run_guard
 from console.bounds import IdField
 from console.texts import as_api, render
-from console.texts.api import RenderedText, TextIds
+from console.texts.api import I18N_SCHEMA, RenderedText, TextIds
 
 KIND_CHOICES = (
     "scale_lws",
@@ -71,16 +71,6 @@ class ActionRunEventSerializer(serializers.ModelSerializer):
 SIGNAL_STATES = ("ok", "breach", "unknown", "settling", "context", "excused", "improving",
                  "late", "explained", "coincides")  # fmt: skip
 
-_I18N_SCHEMA = {
-    "type": "array",
-    "nullable": True,
-    "items": {
-        "type": "object",
-        "properties": {"id": {"type": "string"}, "params": {"type": "object"}},
-        "required": ["id", "params"],
-    },
-}
-
 
 class GuardSignalSerializer(serializers.Serializer):
     id = serializers.CharField()
@@ -116,14 +106,14 @@ class GuardSignalSerializer(serializers.Serializer):
     def get_threshold(self, spec: dict) -> str:
         return guard_signal_api(spec)["threshold"]
 
-    @extend_schema_field(_I18N_SCHEMA)
+    @extend_schema_field(I18N_SCHEMA)
     def get_threshold_i18n(self, spec: dict) -> list | None:
         return guard_signal_api(spec)["threshold_i18n"]
 
     def get_message(self, spec: dict) -> str:
         return guard_signal_api(spec)["message"]
 
-    @extend_schema_field(_I18N_SCHEMA)
+    @extend_schema_field(I18N_SCHEMA)
     def get_message_i18n(self, spec: dict) -> list | None:
         return guard_signal_api(spec)["message_i18n"]
 
@@ -261,17 +251,7 @@ class _Said(serializers.Field):
         return render(parts, fallback=getattr(value, self.text_field))
 
 
-@extend_schema_field(
-    {
-        "type": "array",
-        "nullable": True,
-        "items": {
-            "type": "object",
-            "properties": {"id": {"type": "string"}, "params": {"type": "object"}},
-            "required": ["id", "params"],
-        },
-    }
-)
+@extend_schema_field(I18N_SCHEMA)
 class _SaidIds(_Said):
     """The ids and parameters of a Preview's text; null when it has none."""
 

@@ -6,7 +6,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from console.bounds import IdField
-from console.texts.api import RenderedText, TextIds
+from console.texts.api import I18N_SCHEMA, RenderedText, TextIds
 from notifications.models import Delivery, DeliveryStatus, Event, Target
 from notifications.services.errors import last_error_i18n, last_error_shown
 
@@ -56,17 +56,7 @@ class DeliverySerializer(serializers.ModelSerializer):
     def get_last_error(self, delivery: Delivery) -> str:
         return last_error_shown(delivery)
 
-    @extend_schema_field(
-        {
-            "type": "array",
-            "nullable": True,
-            "items": {
-                "type": "object",
-                "properties": {"id": {"type": "string"}, "params": {"type": "object"}},
-                "required": ["id", "params"],
-            },
-        }
-    )
+    @extend_schema_field(I18N_SCHEMA)
     def get_last_error_i18n(self, delivery: Delivery) -> list[dict[str, Any]] | None:
         return last_error_i18n(delivery)
 

@@ -11,13 +11,12 @@ The triage's own notes (no data, a missing label, no runbook) are recognised the
 
 from __future__ import annotations
 
-import re
-from functools import cache
 from typing import Any
 
 from django.utils.translation import gettext_noop
 
-from console.texts import Msg, as_api, msg, render, template_for, texts_register
+from console.texts import Msg, as_api, msg, render, texts_register
+from console.texts.recognise import recognise
 from runbooks import texts  # noqa: F401  (registry: the triage's notes, "runbooks.triage.*")
 
 texts_register(
@@ -60,27 +59,17 @@ _SHAPES = (
     "runbooks.triage.needs_label",
     "runbooks.triage.no_runbook",
 )
-_PARAM = re.compile(r"%\\\(([a-z_]+)\\\)s")
-
-
-@cache
-def _pattern(key: str) -> re.Pattern[str]:
-    """The template's English as a pattern: each %(name)s a group."""
-    english = str(template_for(key))
-    return re.compile("^" + _PARAM.sub(r"(?P<\1>.+?)", re.escape(english)) + "$", re.S)
 
 
 def prometheus_said(text: str) -> Msg | None:
     """The parts of an error or note the client wrote; None for another text."""
-    for key in _SHAPES:
-        found = _pattern(key).match(text or "")
-        if found is None:
-            continue
-        params: dict[str, Any] = dict(found.groupdict())
-        if params.get("error") == "no error message":
-            params["error"] = msg("runbooks.prometheus.no_error")
-        return msg(key, **params)
-    return None
+    said = recognise(text, _SHAPES)
+    if said is None:
+        return None
+    ((key, params),) = said.parts
+    if params.get("error") == "no error message":
+        return msg(key, **{**params, "error": msg("runbooks.prometheus.no_error")})
+    return said
 
 
 def prometheus_text(text: str) -> str:

@@ -22,8 +22,7 @@ from typing import Any
 from django.utils.translation import gettext, gettext_noop
 
 from console.templatetags.viewer import ROLE_LABELS  # the header's role chips say the same
-
-_PARAM = re.compile(r"%\((\w+)\)s")
+from console.texts.recognise import english_pattern
 
 
 @dataclass(frozen=True)
@@ -37,18 +36,6 @@ _SHAPES: dict[str, _Shape] = {}
 _WORDS: dict[str, Callable[[str], Any]] = {}
 
 
-def _pattern(template: str) -> re.Pattern[str]:
-    out, seen, last = [], set(), 0
-    for found in _PARAM.finditer(template):
-        out.append(re.escape(template[last : found.start()].replace("%%", "%")))
-        name = found.group(1)
-        out.append(f"(?P={name})" if name in seen else f"(?P<{name}>.+?)")
-        seen.add(name)
-        last = found.end()
-    out.append(re.escape(template[last:].replace("%%", "%")))
-    return re.compile("".join(out), re.S)
-
-
 def audit_reasons_register(
     templates: dict[str, str], *, words: dict[str, Callable[[str], Any]] | None = None
 ) -> None:
@@ -58,7 +45,7 @@ def audit_reasons_register(
         known = _SHAPES.get(key)
         if known is not None and known.template != template:
             raise ValueError(f"audit reason {key!r} is registered twice with two wordings")
-        _SHAPES[key] = _Shape(key, template, _pattern(template))
+        _SHAPES[key] = _Shape(key, template, english_pattern(template))
     _WORDS.update(words or {})
 
 

@@ -11,6 +11,17 @@ from rest_framework import serializers
 
 from console.texts.message import as_api, render
 
+# An `_i18n` field in the OpenAPI schema: the ids and parameters, or null.
+I18N_SCHEMA = {
+    "type": "array",
+    "nullable": True,
+    "items": {
+        "type": "object",
+        "properties": {"id": {"type": "string"}, "params": {"type": "object"}},
+        "required": ["id", "params"],
+    },
+}
+
 
 def stored_parts(obj: Any, field: str) -> Any:
     """A row's parts for `field`: `texts[field]` on a row, `payload["msg"]` on an event."""
@@ -38,17 +49,7 @@ class RenderedText(serializers.Field):  # type: ignore[type-arg]
         return render(stored_parts(value, self.text_field), fallback=stored)
 
 
-@extend_schema_field(
-    {
-        "type": "array",
-        "nullable": True,
-        "items": {
-            "type": "object",
-            "properties": {"id": {"type": "string"}, "params": {"type": "object"}},
-            "required": ["id", "params"],
-        },
-    }
-)
+@extend_schema_field(I18N_SCHEMA)
 class TextIds(serializers.Field):  # type: ignore[type-arg]
     """`field`'s ids and parameters ([{"id", "params"}]), null when stored only as text."""
 

@@ -12,31 +12,21 @@ import pytest
 from django.conf import settings as django_settings
 from django.db import connections
 
-from tests.conftest import need_service
+from tests.chromium import chromium
 
 # Real processes for the action test: the simulator and a Celery worker on Redis.
 from tests.integration.actions.conftest import cluster, sim  # noqa: F401
 from tests.integration.conftest import redis_broker, require_postgres, start_worker  # noqa: F401
 
-CHROMIUM = "/usr/bin/chromium"
 SHOTS = Path(django_settings.BASE_DIR) / "var" / "screenshots"
 
 
 @pytest.fixture
 def browser():
-    need_service("chromium", Path(CHROMIUM).exists(), f"{CHROMIUM} is missing")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        browser = p.chromium.launch(
-            executable_path=CHROMIUM,
-            headless=True,
-            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
-        )
+    with chromium() as browser:
         try:
             yield browser
         finally:
-            browser.close()
             # While Playwright's loop runs, Django keeps this thread's connections in
             # context-local storage; the test's own connection lives there and nobody else
             # would close it (the test database could then not be dropped).

@@ -13,6 +13,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from console.texts import Msg, as_api, render
+from console.texts.api import I18N_SCHEMA
 
 Words = Callable[[str], "Msg | str | None"]
 
@@ -37,13 +38,7 @@ class WordedText(serializers.Field):
         return render(found.stored, fallback=value or "") if found else (value or "")
 
 
-@extend_schema_field(
-    {
-        "type": "array",
-        "nullable": True,
-        "items": {"type": "object", "additionalProperties": True},
-    }
-)
+@extend_schema_field(I18N_SCHEMA)
 class WordedIds(serializers.Field):
     """The text's ids and parameters ([{"id", "params"}]); null when stored only as text."""
 
