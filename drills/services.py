@@ -26,6 +26,7 @@ from drills.models import (
 from drills.permissions import RUN_DRILL
 from drills.selectors import real_sev1_open
 from drills.targets import drill_target_check
+from drills.titles import default_title
 from runbooks.catalog import load_catalog
 
 SECONDS_MIN, SECONDS_MAX = 10, 24 * 3600
@@ -98,7 +99,7 @@ def drill_plan_create(
     # A stored default title is in the catalogue's own language (English), as every other
     # stored text, whatever language the planner reads.
     english = load_catalog().english.get(rb.slug) or rb
-    title = (title or "").strip() or f"{english.title} drill"
+    title = (title or "").strip() or default_title(english.title)
     if len(title) > TITLE_MAX:
         raise DomainError(
             gettext_noop("title: at most %(limit)s characters."),

@@ -47,9 +47,10 @@ def english_words(text: str, allowed: Iterable[str] = ()) -> list[str]:
     names = {a.lower() for a in allowed if a}
     kept = kept_as_written()
     found = []
-    # A quote in Latin letters inside Chinese text is a log line or a message as it was
-    # printed ("CUDA error during graph capture"), kept as written on purpose.
-    text = _LATIN_QUOTE.sub(" ", text)
+    # A short quote in Latin letters inside Chinese text is a log line as it was printed
+    # ("CUDA error during graph capture"), kept as written on purpose; a longer one is
+    # English the console wrote, and counts.
+    text = _LATIN_QUOTE.sub(lambda m: " " if len(m.group(1).split()) <= 5 else m.group(0), text)
     # Chinese punctuation ends a word as a space does ("ttft-spike：..." is one name).
     for chunk in _CJK_PUNCT.sub(" ", text).split():
         bare = chunk.strip('()[]{}<>,.;:!?"“”（）【】，。：；！？、' + _QUOTES)

@@ -241,3 +241,21 @@ def test_changes_and_the_restore_report_read_in_chinese():
         chinese(reason.stored, ["cara"])
     with override("en"):
         assert str(msg("drills.event.scored_failed", failed=1, count=1)).endswith("1 criterion)")
+
+
+def test_a_default_plan_title_reads_in_the_readers_language(db):
+    from drills.models import DrillPlan
+    from drills.titles import default_title, plan_title
+    from runbooks.catalog import load_catalog
+
+    english = load_catalog().english.get("ttft-spike").title
+    plan = DrillPlan(runbook="ttft-spike", title=default_title(english))
+    with override("zh-hans"):
+        shown = plan_title(plan)
+        zh_title = load_catalog().get("ttft-spike").title
+    assert shown.startswith(zh_title)
+    assert "drill" not in shown
+    assert plan_title(plan) == default_title(english)  # English readers: as stored
+    typed = DrillPlan(runbook="ttft-spike", title="Friday game day")
+    with override("zh-hans"):
+        assert plan_title(typed) == "Friday game day"
