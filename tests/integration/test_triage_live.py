@@ -94,7 +94,7 @@ def test_triage_of_injected_failures_and_with_prometheus_frozen(make_run, tmp_pa
             slug, t["decision"]["branch"], [(c["id"], c["state"], c["value"]) for c in t["checks"]]
         )
         assert t["runbook"] == slug
-        assert t["prometheus"] == {"url": stack["prom_url"], "error": ""}
+        assert t["prometheus"] == {"url": stack["prom_url"], "error": "", "error_i18n": None}
         states = {c["id"]: c for c in t["checks"]}
         assert not [c for c in t["checks"] if c["state"] == "error"], t["checks"]
         assert t["decision"]["because"], t["decision"]

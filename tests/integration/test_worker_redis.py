@@ -45,7 +45,13 @@ def test_worker_replays_a_failed_webhook_body(celery_worker_process, make_user):
         what="the replay on the timeline",
     )
     assert event.actor == commander
-    assert event.payload == {"receipt": original.pk, "replay": replay.pk}
+    assert event.payload["msg"] == [
+        ["incidents.receipt.replayed", {"receipt": original.pk, "replay": replay.pk}]
+    ]
+    assert {k: v for k, v in event.payload.items() if k != "msg"} == {
+        "receipt": original.pk,
+        "replay": replay.pk,
+    }
 
 
 def test_a_replay_delivered_twice_applies_once(celery_worker_process, make_user):
