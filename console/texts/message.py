@@ -19,6 +19,7 @@ from console.texts.catalogue import template_for
 # What is stored: a list of [id, params] pairs (JSON).
 StoredParts = list[list[Any]]
 _TIME = "$time"
+_FULL_WIDTH_ENDS = frozenset("。！？；：，、）」』】")
 _SCALARS = (str, int, float, bool, type(None))
 
 
@@ -91,7 +92,18 @@ def _render(stored: StoredParts) -> str:
             out.append(str(template % values))
         else:
             out.append(gettext(template) % values)
-    return " ".join(out)
+    return _joined(out)
+
+
+def _joined(sentences: list[str]) -> str:
+    """Sentences joined as the language writes them: a space after Latin text, none after
+    a full-width mark (Chinese puts no space after 。 or ：)."""
+    text = ""
+    for sentence in sentences:
+        if text and sentence:
+            text += "" if text[-1] in _FULL_WIDTH_ENDS else " "
+        text += sentence
+    return text
 
 
 def render(stored: Any, *, fallback: str = "", language: str | None = None) -> str:

@@ -63,3 +63,11 @@ def test_api_shape_names_ids_and_params():
         {"id": "test.opened", "params": {"title": [{"id": "test.acked", "params": {}}]}}
     ]
     assert as_api(None) is None
+
+
+def test_chinese_sentences_join_without_a_space_after_a_full_width_stop():
+    m = msg("test.acked") + msg("test.opened", title="GPU")
+    assert m.english == "Incident acknowledged. Incident opened: GPU"
+    zh = render(m.stored, language="zh-hans")
+    assert "。 " not in zh
+    assert "。" in zh
