@@ -18,6 +18,14 @@ does, so `manage.py flush` is refused too. It is a guard against mistakes, not a
 the tables' owner, who can drop a trigger. SQLite has no TRUNCATE (its `DELETE FROM t`
 without WHERE fires the row triggers): nothing to add there.
 
+Archiving (incidents/archive/) is the one other way rows leave, and only for tables whose
+migration adds `AppendOnlyArchivable`: on PostgreSQL their DELETE trigger lets a row go
+when the transaction-local setting `console.archiving = 'on'` is set, which only the
+archive's service sets, in the transaction that copies the rows into the archive and
+audits it. SQLite has no session settings: the archive drops and re-creates the DELETE
+trigger inside that same transaction (SQLite's DDL is transactional and its writers
+queue, so no other writer ever sees the table without it).
+
 On SQLite, Django's table rebuild (an AlterField it cannot do in place) drops a table's
 triggers: a migration that rebuilds one of these tables must add `AppendOnlyTriggers`
 again (tests/unit/console/test_append_only.py checks).
@@ -183,6 +191,47 @@ def trigger_drop_sql(vendor: str, table: str) -> list[str]:
     return []
 
 
+# The escape hatch of an archivable table's DELETE trigger (PostgreSQL), for the archive only.
+ARCHIVING = "console.archiving"
+ARCHIVING_SQL = f"SET LOCAL {ARCHIVING} = 'on'"
+
+
+def archivable_delete_sql(vendor: str, table: str) -> list[str]:
+    """Statements replacing the DELETE trigger of `table` (PostgreSQL) by one that lets a
+    row go while the archive's setting is on. Nothing on SQLite (see the module doc)."""
+    if vendor != "postgresql":
+        return []
+    name = _name(table)
+    return [
+        f'CREATE OR REPLACE FUNCTION "{name}_delete"() RETURNS trigger LANGUAGE plpgsql AS $$ '
+        f"BEGIN IF current_setting('{ARCHIVING}', true) = 'on' THEN RETURN OLD; END IF; "
+        f"RAISE EXCEPTION USING MESSAGE = '{_message(table)}: DELETE refused', "
+        "ERRCODE = 'restrict_violation'; END $$",
+        f'DROP TRIGGER IF EXISTS "{name}_delete" ON "{table}"',
+        f'CREATE TRIGGER "{name}_delete" BEFORE DELETE ON "{table}" FOR EACH ROW '
+        f'EXECUTE FUNCTION "{name}_delete"()',
+    ]
+
+
+def archivable_delete_undo_sql(vendor: str, table: str) -> list[str]:
+    """The reverse: the plain DELETE trigger of `trigger_sql` again."""
+    if vendor != "postgresql":
+        return []
+    name = _name(table)
+    return [
+        f'DROP TRIGGER IF EXISTS "{name}_delete" ON "{table}"',
+        f'DROP FUNCTION IF EXISTS "{name}_delete"()',
+        f'CREATE TRIGGER "{name}_delete" BEFORE DELETE ON "{table}" FOR EACH ROW '
+        f'EXECUTE FUNCTION "{name}"()',
+    ]
+
+
+def sqlite_delete_trigger_sql(table: str) -> tuple[str, str]:
+    """(drop, create) of the SQLite DELETE trigger of `table`, for the archive's transaction."""
+    create = next(s for s in trigger_sql("sqlite", table) if "BEFORE DELETE" in s)
+    return f'DROP TRIGGER IF EXISTS "{_name(table)}_delete"', create
+
+
 class _TriggerOperation(Operation):
     reversible = True
     reduces_to_sql = True
@@ -229,3 +278,29 @@ class AppendOnlyTriggers(_TriggerOperation):
     @property
     def migration_name_fragment(self) -> str:
         return f"{self.table}_append_only"
+
+
+class AppendOnlyArchivable(_TriggerOperation):
+    """Migration operation: let the archive (and nothing else) delete rows of an
+    append-only table on PostgreSQL (see the module doc). Reverse: refuse every DELETE."""
+
+    def __init__(self, table: str):
+        self.table = table
+
+    def deconstruct(self):
+        return self.__class__.__qualname__, [self.table], {}
+
+    def database_forwards(self, app_label, schema_editor, from_state, to_state) -> None:
+        vendor = schema_editor.connection.vendor
+        self._run(app_label, schema_editor, archivable_delete_sql(vendor, self.table))
+
+    def database_backwards(self, app_label, schema_editor, from_state, to_state) -> None:
+        vendor = schema_editor.connection.vendor
+        self._run(app_label, schema_editor, archivable_delete_undo_sql(vendor, self.table))
+
+    def describe(self) -> str:
+        return f"Let the archive delete rows of {self.table}"
+
+    @property
+    def migration_name_fragment(self) -> str:
+        return f"{self.table}_archivable"

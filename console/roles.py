@@ -66,6 +66,10 @@ _ADMIN = (
     "incidents.change_incident",
     "incidents.change_alert",
     "incidents.change_webhookreceipt",
+    # Retention's archive (incidents/archive/): run it by hand, restore from it.
+    "incidents.view_archivebatch",
+    "incidents.archive_incidents",
+    "incidents.restore_incidents",
     # Everyone's API tokens (GET/DELETE /api/v1/auth/tokens/, the admin); each person
     # lists and revokes their own with any role.
     "console.view_apitoken",

@@ -97,6 +97,9 @@ class Incident(models.Model):
         verbose_name=_("linked by"),
     )
     merged_at = models.DateTimeField(null=True, blank=True, verbose_name=_("merged at"))
+    # Set while retention keeps this resolved incident's alerts and timeline in the
+    # archive (incidents/archive/); the row itself stays, for whatever refers to it.
+    archived_at = models.DateTimeField(null=True, blank=True, verbose_name=_("archived at"))
     # Kept by ingestion so that Alertmanager re-sending an unchanged group costs one
     # statement (incidents/ingest/write_postgres.py): a digest of the alerts of the last
     # notification applied in full, and when the group was last notified (those alerts'
@@ -260,6 +263,8 @@ class TimelineEventType(models.TextChoices):
     RUNBOOK_CHANGED = "runbook_changed", _("Runbook changed")
     SILENCE_CREATED = "silence_created", _("Silence created")
     SILENCE_EXPIRED = "silence_expired", _("Silence expired")
+    ARCHIVED = "archived", _("Archived")
+    RESTORED = "restored", _("Restored from the archive")
 
 
 class TimelineEvent(AppendOnlyModel):
@@ -361,3 +366,23 @@ class WebhookReceipt(models.Model):
         if self.body_raw is not None:
             return bytes(self.body_raw)
         return self.body.encode("utf-8")
+
+
+# The archive's models live in their own module; imported here so the app registry finds them.
+from incidents.archive.models import ArchiveBatch, ArchiveMethod, IncidentArchive  # noqa: E402
+
+__all__ = [
+    "Alert",
+    "AlertStatus",
+    "AlertmanagerState",
+    "ArchiveBatch",
+    "ArchiveMethod",
+    "Incident",
+    "IncidentArchive",
+    "IncidentStatus",
+    "ReceiptOutcome",
+    "Severity",
+    "TimelineEvent",
+    "TimelineEventType",
+    "WebhookReceipt",
+]

@@ -19,6 +19,15 @@ if TYPE_CHECKING:
 
 texts_register(
     {
+        # Retention (archive/services.py): the one line left while the rest is archived.
+        "incidents.archived": gettext_noop(
+            "Archived by retention (resolved more than %(days)s days ago): %(alerts)s alerts "
+            "and %(events)s timeline entries moved to archive batch %(batch)s."
+        ),
+        "incidents.restored": gettext_noop(
+            "Restored from archive batch %(batch)s: %(alerts)s alerts and %(events)s timeline "
+            "entries are back."
+        ),
         # Opening, alerts (ingest/decide.py, services/declare.py).
         "incidents.opened": gettext_noop("Incident opened: %(title)s"),
         "incidents.alerts.firing": ngettext_lazy(

@@ -45,6 +45,9 @@ ALERTMANAGER_RECONCILE_PAGE_SECONDS = env.int("ALERTMANAGER_RECONCILE_PAGE_SECON
 ALERTMANAGER_RECONCILE_GRACE_SECONDS = env.int("ALERTMANAGER_RECONCILE_GRACE_SECONDS", default=120)
 # How long successfully processed webhook bodies are kept; dead letters are kept four times longer.
 WEBHOOK_RECEIPT_RETENTION_DAYS = env.int("WEBHOOK_RECEIPT_RETENTION_DAYS", default=14)
+# Retention (incidents/archive/): resolved incidents older than this many days have their
+# alerts and timeline archived out of the hot tables every night. 0 keeps everything.
+RETENTION_RESOLVED_DAYS = env.int("RETENTION_RESOLVED_DAYS", default=0)
 # How often list and timeline partials poll for changes, in seconds.
 LIVE_REFRESH_SECONDS = env.int("LIVE_REFRESH_SECONDS", default=10)
 

@@ -28,6 +28,9 @@ class AuditKind(models.TextChoices):
     # What a person did from chat (chatops/), done or refused, and chat's setup.
     CHAT_ACTION = "chat_action", _("Chat action")
     CHAT_CONFIG = "chat_config", _("Chat setup changed")
+    # Retention (incidents/archive/): rows leaving the hot tables, and coming back.
+    ARCHIVED = "archived", _("Incidents archived")
+    RESTORED = "restored", _("Incidents restored")
 
 
 class AuditMethod(models.TextChoices):
@@ -44,6 +47,9 @@ class AuditMethod(models.TextChoices):
     PAGER = "pager", _("Pager")
     SLACK = "slack", _("Slack")
     MATTERMOST = "mattermost", _("Mattermost")
+    RETENTION = "retention", _("Retention (scheduled)")
+    COMMAND = "command", _("Management command")
+    PAGE = "page", _("Web page")
 
 
 class AuditEvent(AppendOnlyModel):
