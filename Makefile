@@ -71,17 +71,7 @@ realspeed: $(STAMP) $(MO)
 
 ## Benchmarks (not tests): print figures as ratios against an in-run baseline.
 bench: $(STAMP)
-	$(PY) tests/bench/ingest.py
-	$(PY) tests/bench/ingest.py --e2e
-	$(PY) tests/bench/incident_pages.py
-	$(PY) tests/bench/actions.py
-	$(PY) tests/bench/postmortems.py
-	$(PY) tests/bench/reports.py
-	$(PY) tests/bench/similar.py
-	$(PY) tests/bench/outgoing.py
-	$(PY) tests/bench/pager_latency.py
-	$(PY) tests/bench/pager_timing.py
-	$(PY) tests/bench/chat_latency.py
+	$(PY) tests/bench/run_all.py
 
 ## Recompile the lock file from pyproject.toml (needs network access to PyPI).
 lock:

@@ -194,6 +194,9 @@ def trigger_drop_sql(vendor: str, table: str) -> list[str]:
 # The escape hatch of an archivable table's DELETE trigger (PostgreSQL), for the archive only.
 ARCHIVING = "console.archiving"
 ARCHIVING_SQL = f"SET LOCAL {ARCHIVING} = 'on'"
+# The tables whose migration added AppendOnlyArchivable (incidents 0006): whoever re-creates
+# their triggers (the demo reset) re-creates the archivable DELETE trigger too.
+ARCHIVABLE_TABLES = frozenset({"incidents_timelineevent"})
 
 
 def archivable_delete_sql(vendor: str, table: str) -> list[str]:

@@ -21,7 +21,12 @@ from django.conf import settings
 from django.db import connection, models, transaction
 from django.utils import timezone
 
-from console.append_only import trigger_drop_sql, trigger_sql
+from console.append_only import (
+    ARCHIVABLE_TABLES,
+    archivable_delete_sql,
+    trigger_drop_sql,
+    trigger_sql,
+)
 
 log = logging.getLogger("incidents.demo")
 AUDIT_FILE = "demo_resets.jsonl"
@@ -50,6 +55,9 @@ def append_only_purge(queryset: models.QuerySet[Any], *, why: str) -> int:
         # every UPDATE and DELETE refused, and TRUNCATE on PostgreSQL).
         for sql in trigger_sql(vendor, table):
             cursor.execute(sql)
+        if table in ARCHIVABLE_TABLES:  # and what a later migration made of its DELETE
+            for sql in archivable_delete_sql(vendor, table):
+                cursor.execute(sql)
     demo_reset_audit(table=table, rows=deleted, why=why)
     return deleted
 

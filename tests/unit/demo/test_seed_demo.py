@@ -14,7 +14,7 @@ from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
 from actions.models import ActionRun, ActionRunEvent
-from console.append_only import AppendOnlyError
+from console.append_only import ARCHIVING_SQL, AppendOnlyError
 from drills.models import DrillPlan, DrillRun, DrillRunEvent
 from drills.selectors import drill_last_passed, real_sev1_open
 from incidents.models import Alert, Incident, IncidentStatus, Severity, TimelineEvent
@@ -169,6 +169,12 @@ def test_reset_removes_every_demo_row_and_keeps_real_ones_append_only(
         event.delete()
     with pytest.raises(IntegrityError), transaction.atomic(), connection.cursor() as cursor:
         cursor.execute("DELETE FROM incidents_timelineevent WHERE id = %s", [event.pk])
+    # The archive's one way through came back with the triggers (incidents 0006).
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute(ARCHIVING_SQL)
+        cursor.execute("DELETE FROM incidents_timelineevent WHERE id = %s", [event.pk])
+        assert cursor.rowcount == 1
+        transaction.set_rollback(True)
     audit = (settings.VAR_DIR / "demo_resets.jsonl").read_text().splitlines()
     assert {json.loads(line)["table"] for line in audit} >= {"incidents_timelineevent"}
     # A restart after the reset does not bring the history back.
