@@ -19,6 +19,9 @@ QUEUES = tuple(Queue(name, Exchange(name), routing_key=name) for name in QUEUE_N
 TASK_ROUTES = {
     "incidents.tasks.webhook_receipt_replay": {"queue": "default"},
     "incidents.tasks.webhook_receipts_prune": {"queue": "default"},
+    "incidents.tasks.retention_run": {"queue": "default"},
+    "incidents.tasks.archive_run": {"queue": "default"},
+    "incidents.tasks.restore_run": {"queue": "default"},
     "incidents.tasks.alertmanager_reconcile": {"queue": "default"},
     "actions.tasks.action_run_execute": {"queue": ACTIONS},
     "actions.tasks.action_runs_recover": {"queue": "default"},
@@ -77,6 +80,11 @@ BEAT_SCHEDULE = {
     "prune-webhook-receipts": {
         "task": "incidents.tasks.webhook_receipts_prune",
         "schedule": timedelta(hours=1),
+    },
+    "archive-resolved-incidents": {
+        "task": "incidents.tasks.retention_run",
+        # Daily; a run is a no-op while RETENTION_RESOLVED_DAYS is 0.
+        "schedule": timedelta(hours=24),
     },
     "recover-action-runs": {
         "task": "actions.tasks.action_runs_recover",

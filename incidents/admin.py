@@ -9,7 +9,7 @@ from django.contrib import admin
 from django.http import HttpRequest
 from django.utils.translation import gettext_lazy as _
 
-from incidents.models import Alert, Incident, TimelineEvent, WebhookReceipt
+from incidents.models import Alert, ArchiveBatch, Incident, TimelineEvent, WebhookReceipt
 from incidents.timeline_kinds import timeline_kind_choices
 
 
@@ -195,3 +195,38 @@ class WebhookReceiptAdmin(admin.ModelAdmin):
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
+
+
+@admin.register(ArchiveBatch)
+class ArchiveBatchAdmin(admin.ModelAdmin):
+    """Read-only: a batch is the record of what retention took out of the hot tables (its
+    audit entries name it); runs and restores go through the archive page, the API or the
+    management commands, which keep its counts and the timeline right."""
+
+    list_display = (
+        "id",
+        "created_at",
+        "finished_at",
+        "created_by",
+        "method",
+        "cutoff",
+        "incidents",
+        "alerts",
+        "events",
+        "restored",
+    )
+    list_filter = ("method",)
+    list_select_related = ("created_by",)
+    date_hierarchy = "created_at"
+
+    def get_readonly_fields(self, request: HttpRequest, obj=None):
+        return [f.name for f in self.model._meta.fields]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj=None) -> bool:
+        return False  # protected anyway: its archived incidents refer to it

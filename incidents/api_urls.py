@@ -3,6 +3,7 @@
 from django.urls import path
 
 from incidents import api, api_declare
+from incidents.archive import api as archive_api
 from incidents.related import api as related_api
 from incidents.silences import api as silences_api
 
@@ -59,4 +60,12 @@ urlpatterns = [
         silences_api.IncidentSilenceApi.as_view(),
         name="incident-silence",
     ),
+    path("archive/", archive_api.ArchiveRunApi.as_view(), name="archive-run"),
+    path("archive/batches/", archive_api.ArchiveBatchListApi.as_view(), name="archive-batches"),
+    path(
+        "archive/incidents/",
+        archive_api.ArchivedIncidentListApi.as_view(),
+        name="archive-incidents",
+    ),
+    path("archive/restore/", archive_api.ArchiveRestoreApi.as_view(), name="archive-restore"),
 ]

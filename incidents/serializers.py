@@ -152,8 +152,18 @@ class IncidentDetailSerializer(IncidentSerializer):
     )
 
     class Meta(IncidentSerializer.Meta):
-        fields = [*IncidentSerializer.Meta.fields, "group_labels", "alerts", "part_of", "related"]
+        fields = [
+            *IncidentSerializer.Meta.fields,
+            "group_labels", "alerts", "part_of", "related", "archived_at",
+        ]  # fmt: skip
         read_only_fields = fields
+        extra_kwargs = {
+            "archived_at": {
+                "help_text": "When retention archived its alerts and timeline (then `alerts` is "
+                "empty and the timeline holds one line saying so; restore it with POST "
+                "/api/v1/archive/restore/), or null."
+            }
+        }
 
     def _related(self, obj: Incident) -> Related:
         """Read once for both fields (two queries)."""

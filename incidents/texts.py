@@ -21,7 +21,7 @@ texts_register(
     {
         # Retention (archive/services.py): the one line left while the rest is archived.
         "incidents.archived": gettext_noop(
-            "Archived by retention (resolved more than %(days)s days ago): %(alerts)s alerts "
+            "Archived (resolved more than %(days)s days ago): %(alerts)s alerts "
             "and %(events)s timeline entries moved to archive batch %(batch)s."
         ),
         "incidents.restored": gettext_noop(

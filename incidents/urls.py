@@ -1,6 +1,7 @@
 from django.urls import path
 
 from incidents import views
+from incidents.archive import views as archive_views
 from incidents.related import views as related_views
 from incidents.silences import views as silences_views
 
@@ -39,6 +40,15 @@ urlpatterns = [
         "incidents/<int:pk>/related/unlink/",
         related_views.incident_related_unlink_view,
         name="related-unlink",
+    ),
+    path("incidents/<int:pk>/restore/", archive_views.incident_restore, name="restore"),
+    path("archive/", archive_views.archive_page, name="archive"),
+    path("archive/run/", archive_views.archive_run, name="archive-run"),
+    path("archive/restore/", archive_views.archive_restore, name="archive-restore"),
+    path(
+        "archive/batches/<int:batch_id>/restore/",
+        archive_views.archive_batch_restore,
+        name="archive-batch-restore",
     ),
     path("receipts/", views.receipt_list, name="receipts"),
     path("receipts/<int:pk>/", views.receipt_detail, name="receipt-detail"),

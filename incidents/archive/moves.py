@@ -12,8 +12,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from django.db import connection
+from django.db.backends.utils import CursorWrapper
 from django.db.models import JSONField, Model
 
 from console.append_only import ARCHIVING_SQL, sqlite_delete_trigger_sql
@@ -39,7 +41,7 @@ def _table(model: type[Model]) -> str:
 
 def _columns(model: type[Model]) -> list[tuple[str, bool]]:
     """(column, is JSON) for every concrete column of `model`, in table order."""
-    return [(f.column, isinstance(f, JSONField)) for f in model._meta.concrete_fields]
+    return [(str(f.column), isinstance(f, JSONField)) for f in model._meta.concrete_fields]
 
 
 def archive_out(ids: Sequence[int], batch_id: int, now: str) -> Moved:
@@ -82,7 +84,9 @@ def _sqlite_object(model: type[Model], alias: str) -> str:
     return f"json_object({pairs})"
 
 
-def _archive_out_sqlite(cursor, ids: Sequence[int], batch_id: int, now: str) -> Moved:
+def _archive_out_sqlite(
+    cursor: CursorWrapper, ids: Sequence[int], batch_id: int, now: str
+) -> Moved:
     marks = ", ".join("%s" for _ in ids)
     parts = [
         f"(SELECT coalesce(json_group_array(json({_sqlite_object(m, 'r')})), '[]') FROM "
@@ -134,7 +138,7 @@ def archive_back(ids: Sequence[int]) -> Moved:
                 count_sql = (
                     f"SELECT coalesce(sum({key}), 0) FROM {ARCHIVE} WHERE incident_id = ANY(%s)"
                 )
-                params: list = [list(ids)]
+                params: list[Any] = [list(ids)]
             else:
                 marks = ", ".join("%s" for _ in ids)
                 values = ", ".join(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from django.db.models import Exists, OuterRef, Q, QuerySet
+from django.db.models import Exists, Model, OuterRef, Q, QuerySet
 from django.db.models.deletion import PROTECT
 
 from incidents.models import (
@@ -17,7 +17,7 @@ from incidents.models import (
 )
 
 
-def _protected_by() -> list[tuple[type, str]]:
+def _protected_by() -> list[tuple[type[Model], str]]:
     """(model, field) of every row that protects an incident from deletion: a postmortem,
     an action item, an action run, a guard watch, a drill run. Found from the relations
     rather than named, since incidents imports none of those apps; such an incident stays

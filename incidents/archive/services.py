@@ -11,9 +11,10 @@ here calls out of the database.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.models import User
@@ -27,7 +28,7 @@ from console.audit.services import audit_record
 from console.errors import DomainError
 from console.permissions import require
 from console.surface import current_surface
-from console.texts import msg
+from console.texts import Msg, msg
 from incidents.archive.moves import Moved, archive_back, archive_out
 from incidents.archive.selectors import archivable
 from incidents.models import (
@@ -175,7 +176,12 @@ def _archive_chunk(batch: ArchiveBatch, ids: Sequence[int], cutoff: datetime, no
     return moved.incidents
 
 
-def _timeline(lines, kind: str, actor: User | None, now: datetime) -> None:
+def _timeline(
+    lines: Iterable[tuple[int, Msg, dict[str, Any]]],
+    kind: str,
+    actor: User | None,
+    now: datetime,
+) -> None:
     """One line per incident, in one INSERT. Not announced (timeline_appended): years-old
     incidents moving to the archive are not news for chat threads or notification rules."""
     events = []

@@ -111,15 +111,17 @@ def _matches(new: Incident) -> list[Incident]:
         .only("pk", "is_drill", "is_demo", "group_labels", "related_to_id")
         .order_by("triggered_at", "pk")[:CANDIDATES_MAX]
     )
-    nearby = [inc for inc in nearby if rules.same_kind(inc, new)]
+    candidates = [inc for inc in nearby if rules.same_kind(inc, new)]
     label_sets = settings.INCIDENT_RELATED_LABEL_SETS
     matched = {
-        inc.pk for inc in nearby if keys & rules.label_keys(label_sets, [inc.group_labels or {}])
+        inc.pk
+        for inc in candidates
+        if keys & rules.label_keys(label_sets, [inc.group_labels or {}])
     }
-    rest = [inc.pk for inc in nearby if inc.pk not in matched]
+    rest = [inc.pk for inc in candidates if inc.pk not in matched]
     if rest:
         matched |= _sharing(rest, keys)
-    return [inc for inc in nearby if inc.pk in matched]
+    return [inc for inc in candidates if inc.pk in matched]
 
 
 @transaction.atomic

@@ -59,7 +59,7 @@ def test_archive_moves_alerts_and_timeline_and_restore_brings_them_back_exactly(
     assert left == [
         (
             "archived",
-            "Archived by retention (resolved more than 90 days ago): 3 alerts and 4 timeline "
+            "Archived (resolved more than 90 days ago): 3 alerts and 4 timeline "
             f"entries moved to archive batch {batch.pk}.",
         )
     ]

@@ -29,6 +29,8 @@ STORED = {
     "runbook_changed": ("incidents", "Runbook changed"),
     "silence_created": ("incidents", "Silence created"),
     "silence_expired": ("incidents", "Silence expired"),
+    "archived": ("incidents", "Archived"),
+    "restored": ("incidents", "Restored from the archive"),
     "incident_linked": ("incidents", "Related incident linked"),
     "incident_merged": ("incidents", "Related incident merged"),
     "incident_unlinked": ("incidents", "Related incident unlinked"),
