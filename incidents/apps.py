@@ -11,6 +11,7 @@ class IncidentsConfig(AppConfig):
         from django.db.models.signals import post_save
 
         from incidents import texts  # noqa: F401  (registry: the timeline's message ids)
+        from incidents.archive import checks  # noqa: F401 (registers the retention check)
         from incidents.models import Incident, TimelineEventType
         from incidents.panels import incident_panel_register
         from incidents.related import receivers

@@ -161,3 +161,14 @@ def test_commands_archive_list_and_restore(capsys):
     assert "incidents 1" in capsys.readouterr().out
     call_command("restore_incidents", "--incident", str(inc.pk))
     assert "Restored 1 incidents: 3 alerts, 4 timeline entries." in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(("days", "errors"), [(0, 0), (90, 0), (3, 1), (-1, 1)])
+def test_the_retention_setting_is_checked_at_start(settings, days, errors):
+    from incidents.archive.checks import retention_days_check
+
+    settings.RETENTION_RESOLVED_DAYS = days
+    found = retention_days_check()
+    assert len(found) == errors
+    if errors:
+        assert found[0].id == "incidents.E020"
