@@ -2,7 +2,7 @@
 what archiving and restoring cost, on a generated year.
 
 In a PostgreSQL database of its own (dropped at the end), the year generator
-(postmortems/fleet_year) writes BENCH_RETENTION_INCIDENTS incidents (100,000; about 30
+(postmortems/fleet_year) writes BENCH_RETENTION_INCIDENTS incidents (20,000; about 30
 alerts and 60 timeline entries each, as in the fleet bench). Then, in this process:
 - the bytes per incident of each table with its indexes (pg_total_relation_size), hot;
 - `incidents_archive(older_than_days=90)`: incidents/s, and the archive's bytes per
@@ -13,7 +13,7 @@ alerts and 60 timeline entries each, as in the fleet bench). Then, in this proce
   (PASS/MISS: the restored rows equal what was archived, counted).
 Prints the figures docs/operations.md's sizing quotes.
 
-Environment: BENCH_RETENTION_INCIDENTS (100000), BENCH_RETENTION_KEEP=1 keeps the database,
+Environment: BENCH_RETENTION_INCIDENTS (20000: bytes per incident hold still from there), BENCH_RETENTION_KEEP=1 keeps the database,
 BENCH_PG_HOST, BENCH_PG_PORT.
 """
 
@@ -31,7 +31,7 @@ sys.path.insert(0, str(REPO))
 from tests.bench import stack  # noqa: E402
 from tests.bench.summary import record  # noqa: E402
 
-INCIDENTS = int(os.environ.get("BENCH_RETENTION_INCIDENTS", "100000"))
+INCIDENTS = int(os.environ.get("BENCH_RETENTION_INCIDENTS", "20000"))
 DB = f"bench_retention_{os.getpid()}"
 DAYS = 90
 RESTORE = 1000
