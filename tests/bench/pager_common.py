@@ -43,6 +43,7 @@ if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))  # run as a script: make tests.bench importable
 
 from tests.bench import stack  # noqa: E402
+from tests.bench.summary import record_worded  # noqa: E402
 
 REDIS_URL = os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/15")
 # The escalation tick; default: the setting's own default (config/settings/apps.py).
@@ -407,6 +408,8 @@ def print_targets(targets: Sequence[Target]) -> None:
         verdict = "INFO" if t.met is None else ("PASS" if t.met else "MISS")
         note = f"  ({t.note})" if t.note else ""
         print(f"  {verdict}  {t.name:<{width}}  {t.measured}{note}")
+        if t.met is not None:
+            record_worded(t.name, t.measured, t.met, t.note)
 
 
 def line(label: str, value: str) -> None:

@@ -13,8 +13,8 @@ alerts and 60 timeline entries each, as in the fleet bench). Then, in this proce
   (PASS/MISS: the restored rows equal what was archived, counted).
 Prints the figures docs/operations.md's sizing quotes.
 
-Environment: BENCH_RETENTION_INCIDENTS (20000: bytes per incident hold still from there), BENCH_RETENTION_KEEP=1 keeps the database,
-BENCH_PG_HOST, BENCH_PG_PORT.
+Environment: BENCH_RETENTION_INCIDENTS (20000: bytes per incident hold still from there),
+BENCH_RETENTION_KEEP=1 keeps the database, BENCH_PG_HOST, BENCH_PG_PORT.
 """
 
 from __future__ import annotations

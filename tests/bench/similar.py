@@ -262,6 +262,10 @@ def main() -> int:
             )
         ratio = pct(large["times"], 0.5) / pct(small["times"], 0.5)
         print(f"  server time p50, {LARGE:,} vs {SMALL:,} incidents: {ratio:.2f}x")
+        from tests.bench.summary import record
+
+        record("similar", f"similar incidents API at {LARGE:,} vs {SMALL:,}, p50", ratio, 1.5,
+               ratio <= 1.5)  # fmt: skip
         print(f"  fix not done shown: {large['unfixed']}")
         print("  plan of the candidates statement at the large size:")
         for line in explain(large["candidates_sql"]):

@@ -23,6 +23,7 @@ def record(
     *,
     unit: str = "x",
     higher_is_better: bool = False,
+    measured: str = "",
 ) -> None:
     """One target: `value` against `limit` (a ratio unless `unit` says otherwise)."""
     line = {
@@ -34,6 +35,7 @@ def record(
         "detail": detail,
         "unit": unit,
         "higher_is_better": higher_is_better,
+        "measured": measured,
     }
     path = os.environ.get("BENCH_SUMMARY")
     if path:
@@ -52,6 +54,9 @@ def _by_how_much(t: dict) -> str:
 
 def format_line(t: dict) -> str:
     verdict = "PASS" if t["passed"] else "MISS"
+    if t.get("measured"):  # a target a bench words itself (stack.Target and the like)
+        detail = f"  [{t['detail']}]" if t["detail"] else ""
+        return f"{verdict}  {t['bench']}: {t['target']}: {t['measured']}{detail}"
     sign = ">=" if t["higher_is_better"] else "<="
     value = "n/a" if t["value"] is None else f"{t['value']:.2f}{t['unit']}"
     miss = "" if t["passed"] else _by_how_much(t)
@@ -73,3 +78,11 @@ def print_summary(path: Path) -> tuple[int, int]:
     passed = sum(1 for t in targets if t["passed"])
     print(f"=== {passed} PASS, {len(targets) - passed} MISS ===")
     return passed, len(targets) - passed
+
+
+def record_worded(name: str, measured: str, passed: bool, note: str = "") -> None:
+    """A target as the stack and pager benches word them (a name, what was measured)."""
+    import sys
+
+    bench = Path(sys.argv[0]).stem if sys.argv and sys.argv[0] else "bench"
+    record(bench, name, None, 0, passed, note, measured=measured)
