@@ -27,6 +27,7 @@ from console.http import AuthedApiRequest
 from console.permissions import HasConsoleRole, require_perm
 from incidents import permissions as perms
 from incidents import selectors, services
+from incidents.paging import CappedPageNumberPagination
 from incidents.selectors import IncidentFilters
 from incidents.serializers import (
     CommanderInputSerializer,
@@ -57,7 +58,11 @@ class IncidentApi(ConsoleApi):
 # --- reads ------------------------------------------------------------------------------
 @extend_schema(tags=[TAG])
 class IncidentListApi(IncidentApi):
-    """Incidents matching the filters, paginated (`?page=`)."""
+    """Incidents matching the filters, paginated (`?page=`). `count` is exact up to
+    10,000 (200 with `q`); past that `count_capped` is true and the pages reach the
+    newest that many."""
+
+    pagination_class = CappedPageNumberPagination
 
     @extend_schema(
         operation_id="incidents_list",

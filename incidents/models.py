@@ -125,6 +125,29 @@ class Incident(models.Model):
             models.Index(fields=["grouping_key", "-resolved_at"]),
             # Earlier incidents with a runbook, newest first (postmortems.similar.selectors).
             models.Index(fields=["runbook", "-id"], name="incident_runbook_newest"),
+            # The list's order and each of its filters, so a page (and its capped count)
+            # reads the newest matches off one index at a million incidents (issue 29).
+            models.Index(fields=["-triggered_at", "-id"], name="incident_newest"),
+            models.Index(
+                fields=["-triggered_at", "-id"],
+                condition=~Q(status="resolved"),
+                name="incident_open_newest",
+            ),
+            models.Index(fields=["status", "-triggered_at", "-id"], name="incident_status_newest"),
+            models.Index(
+                fields=["severity", "-triggered_at", "-id"], name="incident_severity_newest"
+            ),
+            models.Index(
+                fields=["runbook", "-triggered_at", "-id"], name="incident_runbook_triggered"
+            ),
+            # The reports' namespace menu (one probe per namespace) and the resolved
+            # incidents without a postmortem, newest first (postmortems.reports).
+            models.Index(fields=["namespace"], name="incident_namespace"),
+            models.Index(
+                fields=["-resolved_at", "-id"],
+                condition=Q(status="resolved"),
+                name="incident_resolved_newest",
+            ),
         ]
         permissions = [
             ("acknowledge_incident", "Can acknowledge an incident"),
@@ -356,6 +379,15 @@ class WebhookReceipt(models.Model):
         verbose_name_plural = _("webhook receipts")
         ordering = ["-received_at", "-id"]
         permissions = [("replay_webhookreceipt", "Can replay a dead-lettered webhook body")]
+        indexes = [
+            # The receipt log's "dead letters", newest first: off this index, where the
+            # received_at one would read every accepted receipt to find a few dead ones.
+            models.Index(
+                fields=["-received_at", "-id"],
+                condition=Q(outcome__in=["rejected", "failed"]),
+                name="receipt_dead_newest",
+            ),
+        ]
 
     def __str__(self) -> str:
         return f"receipt {self.pk} {self.outcome} {self.received_at:%Y-%m-%d %H:%M:%S}"

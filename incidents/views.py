@@ -13,7 +13,6 @@ from collections.abc import Callable
 from django.contrib import messages
 from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied
-from django.core.paginator import Paginator
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -30,6 +29,7 @@ from incidents import permissions as perms
 from incidents import selectors, services
 from incidents.alertmanager_view.services import incident_reconcile_request
 from incidents.models import IncidentStatus, ReceiptOutcome, Severity
+from incidents.paging import COUNT_CAP, SEARCH_COUNT_CAP, CappedPaginator
 from incidents.services.command import COMMAND_EXPECTED, NoCommander
 from incidents.services.declare import DECLARE, SUMMARY_MAX_CHARS, TITLE_MAX_CHARS
 from incidents.services.lifecycle import NOTE_MAX_CHARS, REASON_MAX_CHARS, AlertsFiring
@@ -58,9 +58,11 @@ S = IncidentStatus
 @console_view(perms.VIEW)
 def incident_list(request: AuthedRequest):
     filters = selectors.IncidentFilters.from_params(request.GET)
-    page = Paginator(selectors.incident_list(filters=filters), INCIDENTS_PER_PAGE).get_page(
-        request.GET.get("page")
-    )
+    # Counted up to a cap: an exact count of a year of incidents reads every row.
+    cap = SEARCH_COUNT_CAP if filters.q else COUNT_CAP
+    incidents = selectors.incident_list(filters=filters)
+    paginator = CappedPaginator(incidents, INCIDENTS_PER_PAGE, cap=cap)
+    page = paginator.get_page(request.GET.get("page"))
     context = {"filters": filters, "page": page}
     if request.htmx:
         return render(request, "incidents/_incident_table.html", context)
@@ -367,7 +369,7 @@ def receipt_list(request: AuthedRequest):
     if outcome not in RECEIPT_FILTERS:
         outcome = ""
     receipts = selectors.webhook_receipt_list(outcome=outcome)
-    page = Paginator(receipts, RECEIPTS_PER_PAGE).get_page(request.GET.get("page"))
+    page = CappedPaginator(receipts, RECEIPTS_PER_PAGE).get_page(request.GET.get("page"))
     context = {"page": page, "outcome": outcome, "outcome_filters": RECEIPT_FILTERS.items()}
     return render(request, "incidents/receipt_list.html", context)
 

@@ -282,6 +282,13 @@ class ActionItem(models.Model):
             models.Index(fields=["owner", "status"]),
             models.Index(fields=["category", "status"]),
             models.Index(fields=["created_at"]),
+            # Open items in due order (the overdue report and its CSV): read off the
+            # index, never sorted, however many a year of a large fleet leaves open.
+            models.Index(
+                fields=["due_date", "id"],
+                condition=models.Q(status__in=["open", "in_progress"]),
+                name="action_item_open_due",
+            ),
         ]
         constraints = [
             models.UniqueConstraint(

@@ -9,6 +9,8 @@ from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime, timedelta
 from typing import Any
 
+from django.db import transaction
+
 from pager.reports import selectors
 from pager.reports.filters import ReportRange
 from postmortems.reports.csv_export import safe_cell
@@ -72,11 +74,13 @@ class _Echo:
 
 def csv_lines(table: str, r: ReportRange) -> Iterator[str]:
     """The table as CSV text, line by line (streamed)."""
-    header, rows = TABLES[table](r)
-    writer = csv.writer(_Echo())
-    yield writer.writerow(header)
-    for row in rows:
-        yield writer.writerow([safe_cell(v) for v in row])
+    # In a transaction, so a server-side cursor streams (postmortems.reports.csv_export).
+    with transaction.atomic():
+        header, rows = TABLES[table](r)
+        writer = csv.writer(_Echo())
+        yield writer.writerow(header)
+        for row in rows:
+            yield writer.writerow([safe_cell(v) for v in row])
 
 
 def filename(table: str, r: ReportRange) -> str:
