@@ -11,7 +11,7 @@ from incidents.archive.services import MIN_DAYS
 
 @register()
 def retention_days_check(app_configs: Any = None, **kwargs: Any) -> list[CheckMessage]:
-    days = getattr(settings, "RETENTION_RESOLVED_DAYS", 0)
+    days = settings.RETENTION_RESOLVED_DAYS
     if not isinstance(days, int) or days < 0 or 0 < days < MIN_DAYS:
         return [
             Error(

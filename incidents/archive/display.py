@@ -36,7 +36,7 @@ def batch_state(batch: ArchiveBatch, now: datetime | None = None) -> BatchState:
 
 def retention_days() -> int:
     """RETENTION_RESOLVED_DAYS; 0 when retention is off."""
-    return max(int(getattr(settings, "RETENTION_RESOLVED_DAYS", 0) or 0), 0)
+    return max(int(settings.RETENTION_RESOLVED_DAYS or 0), 0)
 
 
 def default_days() -> int:

@@ -314,7 +314,7 @@ def _restore_chunk(ids: Sequence[int], actor: User | None) -> Moved:
 
 def retention_run(*, now: datetime | None = None) -> ArchiveBatch | None:
     """The beat's daily run: archive what `RETENTION_RESOLVED_DAYS` says (0: keep forever)."""
-    days = int(getattr(settings, "RETENTION_RESOLVED_DAYS", 0) or 0)
+    days = int(settings.RETENTION_RESOLVED_DAYS or 0)
     if days <= 0:
         return None
     return incidents_archive(
