@@ -1,4 +1,4 @@
-"""Stage 6, write: one interface for ingest's statements (the two locking reads, the bulk
+"""Stage 6, write: one interface for ingest's statements (the locking reads, the bulk
 writes, the receipt, the repeat fast path), each one statement whatever the number of
 rows, and the rows they carry.
 
@@ -10,6 +10,7 @@ connection's vendor.
 
 import json
 from collections.abc import Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, fields
 from datetime import datetime
 from typing import Any, Protocol, TypeVar
@@ -111,31 +112,33 @@ class Writer(Protocol):
         id, or None (nothing written) when the body is not one."""
         ...
 
-    def alerts_for_update(
+    def rows_for_update(
         self,
         *,
-        fingerprints: Sequence[str],
-        first: datetime,
-        last: datetime,
+        keys: Sequence[tuple[str, datetime]],
         groups: Sequence[str],
         orphans_since: datetime,
-    ) -> list[AlertRow]:
-        """Lock and read the alerts with these fingerprints that started between `first`
-        and `last`, and the orphans of `groups` received since `orphans_since`. Labels
-        and annotations may be JSON text (json_value reads them): a delivery overwrites
-        them on the rows it names, so only orphans need them."""
+        resolved_since: datetime,
+    ) -> tuple[list[AlertRow], list[Incident]]:
+        """Lock and read, in this order: the stored alerts with these (fingerprint,
+        startsAt) keys and the orphans of `groups` received since `orphans_since`; then the
+        incidents those alerts belong to, and those of `groups` that are open or were
+        resolved since `resolved_since`. Labels and annotations of the alerts may be JSON
+        text (json_value reads them): a delivery overwrites them on the rows it names, so
+        only orphans need them."""
         ...
 
-    def incidents_for_update(
-        self, *, ids: Sequence[int], groups: Sequence[str], resolved_since: datetime
-    ) -> list[Incident]:
-        """Lock and read incidents `ids`, and those of `groups` that are open or were
-        resolved since `resolved_since`."""
+    def pipeline(self) -> AbstractContextManager[None]:
+        """Statements written inside may be sent before the previous ones are answered
+        (one round trip for all of them); an error surfaces by the end of the block at
+        the latest, and the ids models_insert and receipt_insert assign are set by then.
+        Only this module's statements go inside (no ORM query: it reads results at once)."""
         ...
 
     def models_insert(self, objs: Sequence[M]) -> Sequence[M]:
-        """Insert unsaved instances of one model; each gets its primary key. Like
-        bulk_create: no save() or signals (callers announce timeline events)."""
+        """Insert unsaved instances of one model; each gets its primary key (inside
+        pipeline(): by the end of the block). Like bulk_create: no save() or signals
+        (callers announce timeline events)."""
         ...
 
     def alerts_insert(self, rows: Sequence[Row]) -> None:
@@ -155,6 +158,7 @@ class Writer(Protocol):
         """INCIDENT_UPDATE_COLUMNS of incidents locked by the caller, as in memory."""
         ...
 
-    def receipt_insert(self, receipt: WebhookReceipt) -> int:
-        """Record one webhook body; returns the receipt's id."""
+    def receipt_insert(self, receipt: WebhookReceipt) -> None:
+        """Record one webhook body; sets the receipt's id (inside pipeline(): by the end
+        of the block)."""
         ...

@@ -3,6 +3,7 @@
 """
 
 from collections.abc import Sequence
+from contextlib import AbstractContextManager, nullcontext
 from datetime import datetime
 
 from django.db import models
@@ -25,28 +26,31 @@ def repeat_apply(
     return None
 
 
-def alerts_for_update(
+def rows_for_update(
     *,
-    fingerprints: Sequence[str],
-    first: datetime,
-    last: datetime,
+    keys: Sequence[tuple[str, datetime]],
     groups: Sequence[str],
     orphans_since: datetime,
-) -> list[AlertRow]:
-    known = models.Q(fingerprint__in=fingerprints, starts_at__gte=first, starts_at__lte=last)
+    resolved_since: datetime,
+) -> tuple[list[AlertRow], list[Incident]]:
+    starts = [s for _, s in keys]
+    fingerprints = {fp for fp, _ in keys}
+    known = models.Q(fingerprint__in=fingerprints, starts_at__gte=min(starts))
+    known &= models.Q(starts_at__lte=max(starts))
     orphan = models.Q(
         incident__isnull=True, grouping_key__in=groups, last_received_at__gte=orphans_since
     )
-    rows = Alert.objects.select_for_update().filter(known | orphan).order_by("pk")
-    return [AlertRow(*values) for values in rows.values_list(*ALERT_READ_COLUMNS)]
-
-
-def incidents_for_update(
-    *, ids: Sequence[int], groups: Sequence[str], resolved_since: datetime
-) -> list[Incident]:
-    q = models.Q(pk__in=ids) | models.Q(grouping_key__in=groups, status__in=OPEN_STATUSES)
+    alerts = Alert.objects.select_for_update().filter(known | orphan).order_by("pk")
+    rows = [AlertRow(*values) for values in alerts.values_list(*ALERT_READ_COLUMNS)]
+    wanted = set(keys)
+    held = {r.incident_id for r in rows if r.incident_id and (r.fingerprint, r.starts_at) in wanted}
+    q = models.Q(pk__in=held) | models.Q(grouping_key__in=groups, status__in=OPEN_STATUSES)
     q |= models.Q(grouping_key__in=groups, resolved_at__gte=resolved_since)
-    return list(Incident.objects.select_for_update().filter(q).order_by("pk"))
+    return rows, list(Incident.objects.select_for_update().filter(q).order_by("pk"))
+
+
+def pipeline() -> AbstractContextManager[None]:
+    return nullcontext()  # each statement waits for its answer (SQLite is in-process)
 
 
 def models_insert(objs: Sequence[M]) -> Sequence[M]:
@@ -82,6 +86,5 @@ def incidents_update(incidents: Sequence[Incident]) -> None:
         Incident.objects.bulk_update(list(incidents), list(INCIDENT_UPDATE_COLUMNS))
 
 
-def receipt_insert(receipt: WebhookReceipt) -> int:
+def receipt_insert(receipt: WebhookReceipt) -> None:
     receipt.save(force_insert=True)
-    return int(receipt.pk)

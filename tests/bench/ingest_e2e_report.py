@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 
-from tests.bench import stack, storm
+from tests.bench import stack, storm, summary
 
 SECONDS = float(os.environ.get("BENCH_STORM_SECONDS", "30"))
 CLIENTS = int(os.environ.get("BENCH_CLIENTS", "4"))
@@ -102,6 +102,48 @@ def report(
                      "yes" if triage.done else "NO", triage.done),
     ]  # fmt: skip
     stack.print_targets(targets)
+    # Into `make bench`'s summary (tests/bench/summary.py; nothing when run by hand).
+    summary.record(
+        "ingest e2e",
+        "end-to-end alerts/s vs Grafana OnCall",
+        e2e_rate / ONCALL_ALERTS_S,
+        10,
+        e2e_rate >= 5300,
+        f"{e2e_rate:.0f} alerts/s",
+        higher_is_better=True,
+    )
+    summary.record(
+        "ingest e2e",
+        "webhook ingest vs raw psycopg upsert (storm)",
+        ratio,
+        0.5,
+        ratio >= 0.5,
+        f"{alerts / wall:.0f} vs {base_rate:.0f} alerts/s",
+        higher_is_better=True,
+    )
+    summary.record(
+        "ingest e2e",
+        "lag until the incident is visible, p95",
+        lag95,
+        0.2,
+        targets[1].met,
+        targets[1].note,
+        unit=" s",
+    )
+    summary.record(
+        "ingest e2e", "web RSS after a 10k-alert storm", growth_mb, 20, growth_mb <= 20, unit=" MB"
+    )
+    sound = not non_2xx and not failures and right and triage.done
+    summary.record(
+        "ingest e2e",
+        "every answer 2xx, rows right, auto-triage done (1: yes)",
+        float(sound),
+        1,
+        sound,
+        f"{non_2xx} non-2xx, {len(failures)} failed, rows {'right' if right else 'WRONG'}",
+        unit="",
+        higher_is_better=True,
+    )
     for f in failures[:10]:
         print(f"  failure: {f}")
     if failures:

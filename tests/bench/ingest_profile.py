@@ -3,8 +3,9 @@
 In this process (Django test Client: the real URL, middleware, view, services) on its own
 PostgreSQL database, sends the storm's three kinds of 50-alert body (a new group, an
 unchanged repeat of a firing group, the resolution of a whole group): first REQUESTS of
-each kind timed without a profiler (wall ms, this process's CPU ms, SQL ms per statement,
-queries), then REQUESTS more under cProfile, whose top functions (own time, summed over
+each kind timed without a profiler (wall ms, this process's CPU ms, the database server
+process's CPU ms (a local server), SQL ms per statement, queries), then REQUESTS more
+under cProfile (none with --top 0), whose top functions (own time, summed over
 those requests) are printed per kind.
 
     .venv/bin/python tests/bench/ingest_profile.py [--top 25]
@@ -28,6 +29,8 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))  # run as a script: make tests.bench importable
+
+import psutil  # noqa: E402
 
 from tests.bench import stack, storm  # noqa: E402
 
@@ -85,26 +88,38 @@ def run(top: int) -> None:
     for _, batch in kinds(bodies(0, 5)):  # warm up: imports, connection, caches
         for body in batch:
             post(body)
+    with connection.cursor() as cursor:  # the server process serving this connection
+        cursor.execute("SELECT pg_backend_pid()")
+        backend = psutil.Process(cursor.fetchone()[0])
+
+    def db_cpu() -> float:
+        times = backend.cpu_times()
+        return times.user + times.system
+
     wrapper = connection.execute_wrapper(timer)  # kept: the wrapper goes with the object
     wrapper.__enter__()
     print(f"\nper request, mean of {REQUESTS} (50-alert bodies, no profiler):")
-    print(f"  {'kind':<10}{'wall ms':>9}{'CPU ms':>9}{'SQL ms':>9}{'queries':>9}")
+    print(f"  {'kind':<10}{'wall ms':>9}{'CPU ms':>9}{'DB CPU':>9}{'SQL ms':>9}{'queries':>9}")
     for kind, batch in kinds(bodies(1000, REQUESTS)):
         walls, cpus = [], []
         sql_s[0], queries[0] = 0.0, 0
+        db_before = db_cpu()
         for body in batch:
             t, cpu = time.perf_counter(), time.process_time()
             post(body)
             walls.append(time.perf_counter() - t)
             cpus.append(time.process_time() - cpu)
+        db_ms = (db_cpu() - db_before) / len(batch) * 1000
         print(
             f"  {kind:<10}{statistics.mean(walls) * 1000:>9.2f}{statistics.mean(cpus) * 1000:>9.2f}"
-            f"{sql_s[0] / len(batch) * 1000:>9.2f}{queries[0] / len(batch):>9.1f}"
+            f"{db_ms:>9.2f}{sql_s[0] / len(batch) * 1000:>9.2f}{queries[0] / len(batch):>9.1f}"
         )
         for what, spent in by_statement.items():
             per = len(spent) / len(batch)
             print(f"      {statistics.mean(spent) * 1000:6.2f} ms x{per:.0f}  {what}")
         by_statement.clear()
+    if top <= 0:  # --top 0: the figures above only
+        return
     for kind, batch in kinds(bodies(2000, REQUESTS)):
         profile = cProfile.Profile()
         for body in batch:
