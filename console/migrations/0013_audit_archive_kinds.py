@@ -4,20 +4,56 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('console', '0012_chat_audit_kinds'),
+        ("console", "0012_chat_audit_kinds"),
     ]
 
     operations = [
         migrations.AlterField(
-            model_name='auditevent',
-            name='kind',
-            field=models.CharField(choices=[('login', 'Logged in'), ('logout', 'Logged out'), ('login_failed', 'Login failed'), ('role_changed', 'Role changed'), ('token_revoked', 'API token revoked'), ('oncall_changed', 'On-call schedule changed'), ('contact_method', 'Contact method changed'), ('pager_config', 'Pager setup changed'), ('chat_action', 'Chat action'), ('chat_config', 'Chat setup changed'), ('archived', 'Incidents archived'), ('restored', 'Incidents restored')], db_index=True, max_length=16, verbose_name='kind'),
+            model_name="auditevent",
+            name="kind",
+            field=models.CharField(
+                choices=[
+                    ("login", "Logged in"),
+                    ("logout", "Logged out"),
+                    ("login_failed", "Login failed"),
+                    ("role_changed", "Role changed"),
+                    ("token_revoked", "API token revoked"),
+                    ("oncall_changed", "On-call schedule changed"),
+                    ("contact_method", "Contact method changed"),
+                    ("pager_config", "Pager setup changed"),
+                    ("chat_action", "Chat action"),
+                    ("chat_config", "Chat setup changed"),
+                    ("archived", "Incidents archived"),
+                    ("restored", "Incidents restored"),
+                ],
+                db_index=True,
+                max_length=16,
+                verbose_name="kind",
+            ),
         ),
         migrations.AlterField(
-            model_name='auditevent',
-            name='method',
-            field=models.CharField(choices=[('password', 'Password'), ('oidc', 'Single sign-on'), ('api_token', 'API token request'), ('session', 'Session'), ('groups', 'Group membership'), ('api', 'REST API'), ('admin', 'Django admin'), ('account', 'Account change'), ('pager', 'Pager'), ('slack', 'Slack'), ('mattermost', 'Mattermost'), ('retention', 'Retention (scheduled)'), ('command', 'Management command'), ('page', 'Web page')], max_length=16, verbose_name='method'),
+            model_name="auditevent",
+            name="method",
+            field=models.CharField(
+                choices=[
+                    ("password", "Password"),
+                    ("oidc", "Single sign-on"),
+                    ("api_token", "API token request"),
+                    ("session", "Session"),
+                    ("groups", "Group membership"),
+                    ("api", "REST API"),
+                    ("admin", "Django admin"),
+                    ("account", "Account change"),
+                    ("pager", "Pager"),
+                    ("slack", "Slack"),
+                    ("mattermost", "Mattermost"),
+                    ("retention", "Retention (scheduled)"),
+                    ("command", "Management command"),
+                    ("page", "Web page"),
+                ],
+                max_length=16,
+                verbose_name="method",
+            ),
         ),
     ]

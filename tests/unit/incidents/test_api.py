@@ -232,7 +232,8 @@ def test_detail_shows_alerts_after_ingestion(api_as, post_webhook):
     r = api_as(roles.VIEWER).get(detail_url(incident_id))
     assert r.status_code == 200
     body = r.json()
-    assert set(body) == LIST_FIELDS | {"group_labels", "alerts", "part_of", "related", "archived_at"}
+    detail = {"group_labels", "alerts", "part_of", "related", "archived_at"}
+    assert set(body) == LIST_FIELDS | detail
     assert body["group_labels"] == {"alertname": "VLLMHighTTFT", "lws": "vllm-chat"}
     assert (body["alert_count"], body["firing_count"]) == (2, 1)
     alerts = {x["labels"]["pod"]: x for x in body["alerts"]}
