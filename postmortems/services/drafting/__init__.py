@@ -64,6 +64,16 @@ def postmortem_draft(*, incident_id: int, actor: User, language: str | None = No
     existing = Postmortem.objects.filter(incident=incident).first()
     if existing is not None and existing.draft_state != DraftState.FAILED:
         return existing
+    if incident.archived_at is not None and existing is None:
+        # Its alerts and timeline are in the archive: a draft now would miss them all.
+        raise DomainError(
+            gettext_noop(
+                "Incident #%(id)s's alerts and timeline are archived; restore it from the "
+                "archive first, then draft its postmortem."
+            ),
+            code="archived",
+            params={"id": incident.pk},
+        )
     if not ready_to_draft(incident):
         raise DomainError(
             gettext_noop(

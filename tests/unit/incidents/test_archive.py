@@ -172,3 +172,15 @@ def test_the_retention_setting_is_checked_at_start(settings, days, errors):
     assert len(found) == errors
     if errors:
         assert found[0].id == "incidents.E020"
+
+
+def test_an_archived_incident_gets_no_postmortem_until_it_is_restored(make_user):
+    from postmortems.services.drafting import postmortem_draft
+
+    inc = _old_incident()
+    batch = incidents_archive(older_than_days=90, actor=None, method="command")
+    author = make_user("pm", role="commander")
+    with pytest.raises(DomainError, match="restore it from the archive first"):
+        postmortem_draft(incident_id=inc.pk, actor=author)
+    incidents_restore(actor=None, method="command", batch_id=batch.pk)
+    assert postmortem_draft(incident_id=inc.pk, actor=author).incident_id == inc.pk
