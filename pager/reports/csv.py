@@ -4,16 +4,13 @@ postmortem reports' helper, durations in seconds."""
 
 from __future__ import annotations
 
-import csv
 from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime, timedelta
 from typing import Any
 
-from django.db import transaction
-
 from pager.reports import selectors
 from pager.reports.filters import ReportRange
-from postmortems.reports.csv_export import safe_cell
+from postmortems.reports.csv_export import csv_stream
 
 Rows = tuple[list[str], Iterable[list[Any]]]
 
@@ -67,20 +64,9 @@ TABLES: dict[str, Callable[[ReportRange], Rows]] = {
 }
 
 
-class _Echo:
-    def write(self, value: str) -> str:
-        return value
-
-
 def csv_lines(table: str, r: ReportRange) -> Iterator[str]:
     """The table as CSV text, line by line (streamed)."""
-    # In a transaction, so a server-side cursor streams (postmortems.reports.csv_export).
-    with transaction.atomic():
-        header, rows = TABLES[table](r)
-        writer = csv.writer(_Echo())
-        yield writer.writerow(header)
-        for row in rows:
-            yield writer.writerow([safe_cell(v) for v in row])
+    return csv_stream(lambda: TABLES[table](r))
 
 
 def filename(table: str, r: ReportRange) -> str:

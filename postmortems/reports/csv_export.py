@@ -4,7 +4,7 @@ row caps, and with cells made safe for spreadsheets."""
 from __future__ import annotations
 
 import csv
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -140,18 +140,24 @@ class _Echo:
         return value
 
 
-def csv_lines(table: str, f: ReportFilters) -> Iterator[str]:
-    """The table as CSV text, line by line (streamed: an export of every overdue item
-    never sits in memory as one string)."""
+def csv_stream(table: Callable[[], tuple[list[str], Iterable[Sequence[Any]]]]) -> Iterator[str]:
+    """A report table as CSV text, line by line, never one string in memory; `table()`
+    gives its header and rows. Also the pager's reports' (pager/reports/csv.py)."""
     # One read-only transaction: inside one, PostgreSQL's cursor hands rows over as it
     # reads them; outside, Django declares it WITH HOLD, which computes every row (a
     # year's, hundreds of thousands) before the first is sent.
     with transaction.atomic():
-        header, rows = TABLES[table](f)
+        header, rows = table()
         writer = csv.writer(_Echo())
         yield writer.writerow(header)
         for row in rows:
             yield writer.writerow([safe_cell(v) for v in row])
+
+
+def csv_lines(table: str, f: ReportFilters) -> Iterator[str]:
+    """The table as CSV text, line by line (streamed: an export of every overdue item
+    never sits in memory as one string)."""
+    return csv_stream(lambda: TABLES[table](f))
 
 
 def filename(table: str, f: ReportFilters) -> str:
