@@ -188,8 +188,11 @@ def report(*, run, receiver, people, answers, ok, etas, restarts, wall0, machine
     for payload in TimelineEvent.objects.filter(
         incident_id__in=incidents, kind=timeline_kinds.PAGE, payload__what="paged"
     ).values_list("payload", flat=True):
-        parts = payload.get("text") or []
-        paged_late[payload.get("page")] = any(p and p[0] == "late" for p in parts)
+        # Message parts (issue 28: [id, params] pairs in "msg", the id "pager.late"), or
+        # the older shape ("text": [key, params] pairs, the key "late").
+        ids = [p[0] for p in (payload.get("msg") or []) if p]
+        ids += [p[0] for p in (payload.get("text") or []) if p]
+        paged_late[payload.get("page")] = any(str(i).split(".")[-1] == "late" for i in ids)
 
     topics_of = {p.user_id: {p.primary, p.fallback} for p in people.values()}
     arrivals: dict[int, list[pc.Arrival]] = defaultdict(list)
