@@ -19,8 +19,6 @@ import psycopg
 import requests
 from psycopg import sql
 
-from tests.bench.summary import record_worded
-
 REPO = Path(__file__).resolve().parents[2]
 VENV_BIN = REPO / ".venv" / "bin"
 PYTHON = VENV_BIN / "python"
@@ -299,4 +297,3 @@ def print_targets(targets: Sequence[Target]) -> None:
     for t in targets:
         note = f"  ({t.note})" if t.note else ""
         print(f"  {'PASS' if t.met else 'MISS'}  {t.name:<{width}}  {t.measured}{note}")
-        record_worded(t.name, t.measured, t.met, t.note)
