@@ -21,6 +21,7 @@ from django.contrib.auth.models import User
 from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
+from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy, gettext_noop
 
 from console.audit.models import AuditKind
@@ -57,6 +58,23 @@ class RestoreResult:
     alerts_kept: int
 
 
+def _require(actor: User | None, method: str, perm: str, what: Promise) -> None:
+    """A person needs `perm`; retention and the management command act as the console."""
+    if actor is not None or method in (ArchiveMethod.PAGE, ArchiveMethod.API):
+        require(actor, perm, what)
+
+
+def _audit(kind: str, method: str, actor: User | None, reason: str, new: dict[str, Any]) -> None:
+    audit_record(
+        kind=kind,
+        method=method,
+        user=actor,
+        username="" if actor else "console",
+        reason=reason,
+        new=new,
+    )
+
+
 def _check_days(days: int) -> None:
     if days < MIN_DAYS:
         raise DomainError(
@@ -81,8 +99,7 @@ def incidents_archive(
     """Archive every incident `archivable` names (resolved more than `older_than_days`
     ago), at most `limit`. A person needs the archive permission; retention and the
     management command act as the console (actor None)."""
-    if actor is not None or method in (ArchiveMethod.PAGE, ArchiveMethod.API):
-        require(actor, ARCHIVE_PERM, gettext_lazy("archive incidents"))
+    _require(actor, method, ARCHIVE_PERM, gettext_lazy("archive incidents"))
     _check_days(older_than_days)
     now = now or timezone.now()
     cutoff = now - timedelta(days=older_than_days)
@@ -94,13 +111,12 @@ def incidents_archive(
             older_than_days=older_than_days,
             cutoff=cutoff,
         )
-        audit_record(
-            kind=AuditKind.ARCHIVED,
-            method=method,
-            user=actor,
-            username="" if actor else "console",
-            reason=f"archive batch {batch.pk}: incidents resolved before {cutoff.isoformat()}",
-            new={"batch": batch.pk, "older_than_days": older_than_days},
+        _audit(
+            AuditKind.ARCHIVED,
+            method,
+            actor,
+            f"archive batch {batch.pk}: incidents resolved before {cutoff.isoformat()}",
+            {"batch": batch.pk, "older_than_days": older_than_days},
         )
     last, done = 0, 0
     while limit is None or done < limit:
@@ -113,16 +129,15 @@ def incidents_archive(
     batch.refresh_from_db()
     batch.finished_at = timezone.now()
     batch.save(update_fields=["finished_at"])
-    audit_record(
-        kind=AuditKind.ARCHIVED,
-        method=method,
-        user=actor,
-        username="" if actor else "console",
-        reason=(
+    _audit(
+        AuditKind.ARCHIVED,
+        method,
+        actor,
+        (
             f"archive batch {batch.pk} done: {batch.incidents} incidents, "
             f"{batch.alerts} alerts, {batch.events} timeline entries"
         ),
-        new={
+        {
             "batch": batch.pk,
             "incidents": batch.incidents,
             "alerts": batch.alerts,
@@ -208,8 +223,7 @@ def incidents_restore(
     chunk: int = CHUNK,
 ) -> RestoreResult:
     """Bring archived incidents back whole: the named ones, or every one left in a batch."""
-    if actor is not None or method in (ArchiveMethod.PAGE, ArchiveMethod.API):
-        require(actor, RESTORE_PERM, gettext_lazy("restore archived incidents"))
+    _require(actor, method, RESTORE_PERM, gettext_lazy("restore archived incidents"))
     if batch_id is not None:
         if not ArchiveBatch.objects.filter(pk=batch_id).exists():
             raise DomainError(
@@ -255,17 +269,16 @@ def incidents_restore(
             total.events + moved.events,
             total.alerts_kept + moved.alerts_kept,
         )
-    audit_record(
-        kind=AuditKind.RESTORED,
-        method=method,
-        user=actor,
-        username="" if actor else "console",
-        reason=(
+    _audit(
+        AuditKind.RESTORED,
+        method,
+        actor,
+        (
             f"restored {total.incidents} incidents"
             + (f" of archive batch {batch_id}" if batch_id is not None else "")
             + f": {total.alerts} alerts, {total.events} timeline entries"
         ),
-        new={
+        {
             "batch": batch_id,
             "incidents": ids[:100],
             "count": total.incidents,
